@@ -1,0 +1,103 @@
+import type { JsonSchema } from './json-schema.js';
+
+/**
+ * A parameter in the shorthand of `defineTool()` (seed 002): any JSON Schema for the value plus
+ * `required: true` / `optional: true`. A parameter is required only when it says `required: true`.
+ */
+export type ParamShorthand = DistributiveOmit<JsonSchema, 'required'> & {
+  /** The caller must pass this parameter. */
+  required?: boolean;
+  /** The caller may leave this parameter out (the default). */
+  optional?: boolean;
+};
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** The `parameters` of a `defineTool()` function: a record of shorthand parameters. */
+export type ParamsShorthand = Record<string, ParamShorthand>;
+
+/** The TypeScript type of one shorthand parameter's value. */
+export type ParamValue<S> = S extends { enum: readonly (infer E)[] }
+  ? E
+  : S extends { type: 'string' }
+    ? string
+    : S extends { type: 'number' | 'integer' }
+      ? number
+      : S extends { type: 'boolean' }
+        ? boolean
+        : S extends { type: 'array' }
+          ? unknown[]
+          : S extends { type: 'object' }
+            ? Record<string, unknown>
+            : unknown;
+
+type RequiredKeys<P> = { [K in keyof P]: P[K] extends { required: true } ? K : never }[keyof P];
+
+/** The object a handler receives for shorthand parameters `P`. */
+export type InferParams<P> = P extends object
+  ? { [K in RequiredKeys<P>]: ParamValue<P[K]> } & { [K in Exclude<keyof P, RequiredKeys<P>>]?: ParamValue<P[K]> }
+  : Record<string, never>;
+
+/** What a host handler is given besides its parameters. */
+export interface HandlerContext {
+  /** The capability's name, as in its definition. */
+  capability: string;
+  /** The function's name, as in its definition. */
+  function: string;
+  /** Aborted when the run is aborted or times out. */
+  signal: AbortSignal;
+}
+
+/** `{ requests, period }`: at most `requests` calls per `period`. */
+export interface RateLimit {
+  requests: number;
+  period: 'second' | 'minute' | 'hour' | 'day' | number;
+}
+
+/** Capability-wide settings (`config` in both definition formats). */
+export interface CapabilityConfig {
+  requiresApproval?: boolean;
+  rateLimit?: RateLimit;
+}
+
+/** One function of a `defineTool()` capability. Its handler runs on the host, never in the sandbox. */
+export interface FunctionDefinition<P = ParamsShorthand, R = unknown> {
+  description: string;
+  parameters?: P;
+  /** A type carrier: `returns: {} as Trip[]`. The compiler reads the type `Trip[]`; the value is ignored. */
+  returns?: R;
+  handler: (params: InferParams<P>, context: HandlerContext) => R | Promise<R>;
+  requiresApproval?: boolean;
+  approvalMessage?: (params: InferParams<P>) => string;
+}
+
+/** A capability written in TypeScript with `defineTool()`. */
+export interface ToolDefinition<F = Record<string, FunctionDefinition>> {
+  name: string;
+  description?: string;
+  version?: string;
+  functions: F;
+  config?: CapabilityConfig;
+}
+
+/**
+ * Declares a capability in TypeScript. Identity at run time; its types give each handler typed parameters
+ * (inferred from the shorthand `parameters`) and tie the handler's result to `returns`.
+ * @example
+ * export const notes = defineTool({
+ *   name: 'notes',
+ *   functions: {
+ *     create: {
+ *       description: 'Create a note',
+ *       parameters: { title: { type: 'string', required: true } },
+ *       returns: {} as { id: string },
+ *       handler: async ({ title }) => ({ id: title }),
+ *     },
+ *   },
+ * });
+ */
+export function defineTool<const P extends { [K in keyof R]: unknown }, R extends Record<string, unknown>>(
+  definition: ToolDefinition<{ [K in keyof P & keyof R]: FunctionDefinition<P[K], R[K]> }>,
+): ToolDefinition<{ [K in keyof P & keyof R]: FunctionDefinition<P[K], R[K]> }> {
+  return definition;
+}

@@ -1,0 +1,86 @@
+/**
+ * Error codes and the error class shared by every package. Errors that cross the sandbox boundary travel
+ * as {@link WireError} and are rebuilt as classes on the other side; tests assert on `code`, never on text.
+ */
+
+/** Stable codes of errors the compiler reports. */
+export type CompileErrorCode =
+  | 'CONFIG_NOT_FOUND'
+  | 'CONFIG_INVALID'
+  | 'SOURCE_NOT_FOUND'
+  | 'SOURCE_UNREADABLE'
+  | 'INVALID_JSON'
+  | 'INVALID_DEFINITION'
+  | 'UNKNOWN_TYPE'
+  | 'BAD_REF'
+  | 'NAME_COLLISION'
+  | 'TYPE_EXTRACTION_FAILED'
+  | 'WRITE_FAILED';
+
+/** Stable codes of errors a run reports (to the host, or to agent code as `CapabilityError.code`). */
+export type RunErrorCode =
+  | 'TIMEOUT'
+  | 'CPU_LIMIT'
+  | 'MEMORY_LIMIT'
+  | 'MAX_CALLS'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'LOG_LIMIT'
+  | 'ABORTED'
+  | 'SYNTAX_ERROR'
+  | 'TYPE_ERROR'
+  | 'IMPORT_NOT_FOUND'
+  | 'SCRIPT_ERROR'
+  | 'RESULT_NOT_CLONEABLE'
+  | 'SESSION_CLOSED'
+  | 'SPACE_CLOSED'
+  | 'CAPABILITY_NOT_FOUND'
+  | 'FUNCTION_NOT_FOUND'
+  | 'INVALID_PARAMS'
+  | 'INVALID_RESULT'
+  | 'NO_HANDLER'
+  | 'HANDLER_ERROR'
+  | 'APPROVAL_DENIED'
+  | 'POLICY_DENIED'
+  | 'RATE_LIMITED'
+  | 'ACCESS_DENIED'
+  | 'INTERNAL';
+
+/** Every stable error code of agent-spaces. */
+export type ErrorCode = CompileErrorCode | RunErrorCode;
+
+/** An error as it crosses a boundary (sandbox <-> host, process <-> process): plain data, never a class. */
+export interface WireError {
+  code: ErrorCode;
+  message: string;
+  capability?: string;
+  function?: string;
+  data?: Record<string, unknown>;
+}
+
+/** The one error class of agent-spaces: a stable `code`, a message, and optional structured `data`. */
+export class AgentSpacesError extends Error {
+  readonly code: ErrorCode;
+  readonly data: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, data?: Record<string, unknown>, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AgentSpacesError';
+    this.code = code;
+    this.data = data;
+  }
+
+  /** Plain-data form for sending across a boundary. */
+  toWire(): WireError {
+    return { code: this.code, message: this.message, ...(this.data ? { data: this.data } : {}) };
+  }
+
+  /** Rebuilds an error received from across a boundary. */
+  static fromWire(wire: WireError): AgentSpacesError {
+    return new AgentSpacesError(wire.code, wire.message, wire.data);
+  }
+}
+
+/** True when `value` is an {@link AgentSpacesError} (also across package copies). */
+export function isAgentSpacesError(value: unknown): value is AgentSpacesError {
+  return value instanceof Error && typeof (value as { code?: unknown }).code === 'string' && value.name === 'AgentSpacesError';
+}

@@ -1,0 +1,63 @@
+import type { WireError } from './errors.js';
+import type { LogLevel } from './protocol.js';
+
+/** Fields every run event carries. `timestamp` is an ISO-8601 string; `seq` orders events of one run. */
+interface EventBase {
+  timestamp: string;
+  runId: string;
+  seq: number;
+}
+
+/** A run began. */
+export interface RunStartedEvent extends EventBase {
+  type: 'runStarted';
+  sessionId?: string;
+}
+/** Agent code called a capability function (before validation and policy). */
+export interface CapabilityCallEvent extends EventBase {
+  type: 'capabilityCall';
+  callId: string;
+  capability: string;
+  function: string;
+  params: unknown;
+}
+/** A capability call finished, successfully or not. */
+export interface CapabilityResultEvent extends EventBase {
+  type: 'capabilityResult';
+  callId: string;
+  capability: string;
+  function: string;
+  ok: boolean;
+  durationMs: number;
+  error?: WireError;
+}
+/** Agent code wrote to the console. */
+export interface LogEvent extends EventBase {
+  type: 'log';
+  level: LogLevel;
+  message: string;
+}
+/** The run failed. */
+export interface ErrorEvent extends EventBase {
+  type: 'error';
+  error: WireError;
+}
+/** The run ended (always the last event). */
+export interface RunFinishedEvent extends EventBase {
+  type: 'runFinished';
+  ok: boolean;
+  durationMs: number;
+  capabilityCalls: number;
+}
+
+/** Every event a run emits, discriminated on `type`. */
+export type RunEvent =
+  | RunStartedEvent
+  | CapabilityCallEvent
+  | CapabilityResultEvent
+  | LogEvent
+  | ErrorEvent
+  | RunFinishedEvent;
+
+/** A {@link RunEvent} before the emitter stamps it with `timestamp`, `runId` and `seq`. */
+export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, keyof EventBase> : never) : never;
