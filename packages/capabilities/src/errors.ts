@@ -84,3 +84,14 @@ export class AgentSpacesError extends Error {
 export function isAgentSpacesError(value: unknown): value is AgentSpacesError {
   return value instanceof Error && typeof (value as { code?: unknown }).code === 'string' && value.name === 'AgentSpacesError';
 }
+
+/** A problem found while compiling, located by file and JSON pointer; passes return these instead of throwing. */
+export interface Diagnostic {
+  code: CompileErrorCode;
+  severity: 'error' | 'warning';
+  /** Path of the source file, relative to the config file's folder. */
+  file: string;
+  /** JSON pointer of the field inside the file (`/functions/0/parameters/properties/unit`), when known. */
+  pointer?: string;
+  message: string;
+}

@@ -62,3 +62,5 @@ export type {
   RunFinishedEvent,
   RunStartedEvent,
 } from './events.js';
+export { defineConfig, type AgentSpacesConfig } from './config.js';
+export type { Diagnostic } from './errors.js';
