@@ -1,0 +1,67 @@
+import type { Output } from '../output.js';
+
+/** What a command's implementation receives. */
+export interface CommandContext {
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  positionals: string[];
+  output: Output;
+}
+
+/** One option of a command, as `node:util` parseArgs takes it plus help text. */
+export interface CommandOption {
+  type: 'string' | 'boolean';
+  short?: string;
+  description: string;
+  valueName?: string;
+}
+
+/** A CLI command: declared here, implemented in a lazily imported module so start-up stays fast. */
+export interface Command {
+  path: string[];
+  positionals: string[];
+  description: string;
+  options: Record<string, CommandOption>;
+  load(): Promise<(context: CommandContext) => Promise<number>>;
+}
+
+const config: CommandOption = { type: 'string', description: 'Config file (default: agent-spaces.config.{ts,mjs,json})', valueName: 'file' };
+const json: CommandOption = { type: 'boolean', description: 'Print machine-readable JSON' };
+
+/** Every command of `agent-spaces`. */
+export const commands: Command[] = [
+  {
+    path: ['capabilities', 'build'],
+    positionals: [],
+    description: 'Compile capability sources into typed modules under .agent-spaces/',
+    options: { config, out: { type: 'string', description: 'Output folder (default: .agent-spaces)', valueName: 'dir' }, force: { type: 'boolean', description: 'Rebuild even unchanged sources' }, json },
+    load: async () => (await import('./build.js')).build,
+  },
+  {
+    path: ['capabilities', 'list'],
+    positionals: [],
+    description: 'List built capabilities',
+    options: { config, json },
+    load: async () => (await import('./list.js')).list,
+  },
+  {
+    path: ['capabilities', 'show'],
+    positionals: ['name'],
+    description: "Print a built capability's TypeScript declarations",
+    options: { config },
+    load: async () => (await import('./list.js')).show,
+  },
+  {
+    path: ['run'],
+    positionals: ['file.ts'],
+    description: 'Run an agent script in the sandbox, printing capability calls and logs live',
+    options: { config, json, 'no-check': { type: 'boolean', description: 'Skip the pre-run typecheck' } },
+    load: async () => (await import('./run.js')).run,
+  },
+  {
+    path: ['check'],
+    positionals: ['file.ts'],
+    description: 'Typecheck an agent script against the built capabilities',
+    options: { config, json },
+    load: async () => (await import('./run.js')).check,
+  },
+];

@@ -1,0 +1,91 @@
+import { readFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import { inspect } from 'node:util';
+import { AgentSpacesError, type RunEvent } from '@agent-spaces/capabilities';
+import type { CommandContext } from './index.js';
+import { loadProject } from './project.js';
+import { toJson } from '../json.js';
+import type { Output } from '../output.js';
+
+/** `agent-spaces run <file.ts>`: runs the script, printing calls and logs live (stderr) and the result (stdout). */
+export async function run(context: CommandContext): Promise<number> {
+  const { space, code } = await prepare(context, context.values['no-check'] !== true);
+  try {
+    const json = context.values.json === true;
+    const result = await space.run(code, json ? {} : { onEvent: (event) => printEvent(event, context.output) });
+    if (json) {
+      context.output.out(toJson(result));
+    } else if (result.ok) {
+      context.output.out(inspect(result.result, { depth: 8, colors: context.output.interactive }));
+      context.output.err(`✓ finished in ${result.stats.durationMs.toFixed(1)} ms, ${result.stats.capabilityCalls} capability call(s)`);
+    } else {
+      context.output.err(`✗ ${result.error.code}: ${result.error.message}`);
+    }
+    return result.ok ? 0 : 1;
+  } finally {
+    await space.close();
+  }
+}
+
+/** `agent-spaces check <file.ts>`: typechecks only. */
+export async function check(context: CommandContext): Promise<number> {
+  const { space, code, file } = await prepare(context, true);
+  try {
+    const diagnostics = await space.check(code);
+    if (context.values.json === true) {
+      context.output.out(toJson({ ok: diagnostics.length === 0, diagnostics }));
+    } else if (diagnostics.length === 0) {
+      context.output.err(`✓ ${file}: no type errors`);
+    } else {
+      const { formatDiagnostics } = await import('@agent-spaces/compiler');
+      context.output.out(formatDiagnostics(code, diagnostics, file));
+      context.output.err(`✗ ${diagnostics.length} type error(s)`);
+    }
+    return diagnostics.length === 0 ? 0 : 1;
+  } finally {
+    await space.close();
+  }
+}
+
+async function prepare(context: CommandContext, typecheck: boolean) {
+  const path = resolve(context.positionals[0]!);
+  const file = relative(process.cwd(), path);
+  let code: string;
+  try {
+    code = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new AgentSpacesError('SOURCE_NOT_FOUND', `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`, { file });
+  }
+  const project = await loadProject(context);
+  const { createSpace } = await import('@agent-spaces/sdk');
+  const space = await createSpace({ rootDir: project.rootDir, outDir: project.outDir, typecheck });
+  return { space, code, file };
+}
+
+function printEvent(event: RunEvent, output: Output): void {
+  switch (event.type) {
+    case 'capabilityCall':
+      output.err(`→ ${event.capability}.${event.function}(${preview(event.params)})`);
+      break;
+    case 'capabilityResult':
+      output.err(
+        event.ok
+          ? `← ${event.capability}.${event.function} ok (${event.durationMs.toFixed(1)} ms)`
+          : `← ${event.capability}.${event.function} ${event.error?.code}: ${event.error?.message}`,
+      );
+      break;
+    case 'log':
+      output.err(`[${event.level}] ${event.message}`);
+      break;
+    case 'runStarted':
+    case 'runFinished':
+    case 'error':
+      break;
+  }
+}
+
+function preview(value: unknown): string {
+  if (value === undefined) return '';
+  const text = JSON.stringify(value) ?? '';
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}

@@ -1,0 +1,83 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { isAgentSpacesError } from '@agent-spaces/capabilities';
+import { commands, type Command } from './commands/index.js';
+import { createOutput, type Output } from './output.js';
+
+const VERSION = '0.1.0';
+
+/**
+ * Runs the `agent-spaces` command line with `argv` (without node and script) and returns the exit code:
+ * 0 success, 1 the work failed (a build error, a failed run), 2 bad usage.
+ */
+export async function runCli(argv: readonly string[], output: Output = createOutput()): Promise<number> {
+  const [first, second] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    output.out(usage());
+    return first === undefined ? 2 : 0;
+  }
+  if (first === '--version' || first === '-v') {
+    output.out(VERSION);
+    return 0;
+  }
+  const command = commands.find((c) => c.path[0] === first && (c.path.length === 1 || c.path[1] === second));
+  if (!command) {
+    output.err(`agent-spaces: unknown command "${argv.slice(0, 2).join(' ')}"\n\n${usage()}`);
+    return 2;
+  }
+  const rest = argv.slice(command.path.length);
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...rest], options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true } satisfies ParseArgsConfig);
+  } catch (error) {
+    output.err(`agent-spaces ${command.path.join(' ')}: ${(error as Error).message}\n\n${commandHelp(command)}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    output.out(commandHelp(command));
+    return 0;
+  }
+  if (parsed.positionals.length !== command.positionals.length) {
+    output.err(`agent-spaces ${command.path.join(' ')}: expected ${command.positionals.map((p) => `<${p}>`).join(' ') || 'no arguments'}\n\n${commandHelp(command)}`);
+    return 2;
+  }
+  try {
+    const run = await command.load();
+    return await run({ values: parsed.values, positionals: parsed.positionals, output });
+  } catch (error) {
+    if (parsed.values.json) output.out(JSON.stringify({ ok: false, error: errorData(error) }, null, 2));
+    else output.err(`agent-spaces: ${isAgentSpacesError(error) ? `${error.code}: ` : ''}${(error as Error).message ?? String(error)}`);
+    return 1;
+  }
+}
+
+function errorData(error: unknown) {
+  if (isAgentSpacesError(error)) return error.toWire();
+  return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
+}
+
+function usage(): string {
+  const width = Math.max(...commands.map((c) => signature(c).length));
+  return [
+    'agent-spaces — compile tools into typed code APIs and run agent code against them',
+    '',
+    'Usage: agent-spaces <command> [options]',
+    '',
+    'Commands:',
+    ...commands.map((c) => `  ${signature(c).padEnd(width)}  ${c.description}`),
+    '',
+    'Run `agent-spaces <command> --help` for its options.',
+  ].join('\n');
+}
+
+function signature(c: Command): string {
+  return [...c.path, ...c.positionals.map((p) => `<${p}>`)].join(' ');
+}
+
+function commandHelp(c: Command): string {
+  const lines = [`Usage: agent-spaces ${signature(c)} [options]`, '', c.description, '', 'Options:'];
+  for (const [name, option] of Object.entries(c.options)) {
+    lines.push(`  --${name}${option.type === 'string' ? ` <${option.valueName ?? 'value'}>` : ''}`.padEnd(24) + option.description);
+  }
+  lines.push('  --help'.padEnd(24) + 'Show this help');
+  return lines.join('\n');
+}

@@ -1,0 +1,3 @@
+export { createSpace, type RunOptions, type Session, type Space, type SpaceOptions } from './space.js';
+export { Run, type RunLog, type RunResult, type RunStats } from './run.js';
+export type { TypecheckDiagnostic } from './typecheck.js';

@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import type { LogLevel, RunEvent, RunEventInput, WireError } from '@agent-spaces/capabilities';
+
+/** One console line of a run. */
+export interface RunLog {
+  level: LogLevel;
+  message: string;
+  timestamp: string;
+}
+
+/** Figures of one run. */
+export interface RunStats {
+  durationMs: number;
+  capabilityCalls: number;
+}
+
+/** What a run ends with. It never rejects: a failed run is `{ ok: false, error }` with a stable `error.code`. */
+export type RunResult =
+  | { ok: true; result: unknown; logs: RunLog[]; events: RunEvent[]; stats: RunStats }
+  | { ok: false; error: WireError; logs: RunLog[]; events: RunEvent[]; stats: RunStats };
+
+/**
+ * A run in progress. `await run` gives its {@link RunResult}; `for await (const event of run)` streams its events live
+ * (each iterator starts from the first event, so a late consumer misses nothing).
+ */
+export class Run implements PromiseLike<RunResult>, AsyncIterable<RunEvent> {
+  /** Unique id of this run, carried by every event. */
+  readonly id: string = randomUUID();
+  readonly #events: RunEvent[] = [];
+  readonly #wakers = new Set<() => void>();
+  readonly #onEvent: ((event: RunEvent) => void) | undefined;
+  #finished = false;
+  #result!: Promise<RunResult>;
+
+  /** @internal Created by a space or session; `execute` receives the emitter and produces the result. */
+  constructor(onEvent: ((event: RunEvent) => void) | undefined, execute: (emit: (event: RunEventInput) => RunEvent) => Promise<RunResult>) {
+    this.#onEvent = onEvent;
+    this.#result = execute((event) => this.#emit(event)).finally(() => {
+      this.#finished = true;
+      this.#wake();
+    });
+  }
+
+  /** Every event emitted so far. */
+  get events(): readonly RunEvent[] {
+    return this.#events;
+  }
+
+  then<A = RunResult, B = never>(
+    onFulfilled?: ((value: RunResult) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.#result.then(onFulfilled, onRejected);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<RunEvent> {
+    let next = 0;
+    for (;;) {
+      while (next < this.#events.length) yield this.#events[next++]!;
+      if (this.#finished) return;
+      await new Promise<void>((resolve) => this.#wakers.add(resolve));
+    }
+  }
+
+  #emit(input: RunEventInput): RunEvent {
+    const event = { ...input, timestamp: new Date().toISOString(), runId: this.id, seq: this.#events.length } as RunEvent;
+    this.#events.push(event);
+    this.#onEvent?.(event);
+    this.#wake();
+    return event;
+  }
+
+  #wake(): void {
+    for (const wake of this.#wakers) wake();
+    this.#wakers.clear();
+  }
+}
