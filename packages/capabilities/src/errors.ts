@@ -15,7 +15,12 @@ export type CompileErrorCode =
   | 'BAD_REF'
   | 'NAME_COLLISION'
   | 'TYPE_EXTRACTION_FAILED'
-  | 'WRITE_FAILED';
+  | 'INVALID_DECLARATIONS'
+  /** An OpenAPI operation the compiler cannot turn into a function (multipart, file upload); the rest still builds. */
+  | 'UNSUPPORTED_OPERATION'
+  | 'WRITE_FAILED'
+  /** An MCP server could not be discovered; `data.reason` says why (`spawn_failed`, `exited`, …). */
+  | 'MCP_UNAVAILABLE';
 
 /** Stable codes of errors a run reports (to the host, or to agent code as `CapabilityError.code`). */
 export type RunErrorCode =
@@ -43,10 +48,29 @@ export type RunErrorCode =
   | 'POLICY_DENIED'
   | 'RATE_LIMITED'
   | 'ACCESS_DENIED'
+  /** An MCP server is unreachable or went away; `data.reason` says why (`spawn_failed`, `server_exited`, …). */
+  | 'MCP_UNAVAILABLE'
+  /** A capability no longer matches its source (an MCP server's tools changed since the build): rebuild. */
+  | 'CAPABILITY_STALE'
   | 'INTERNAL';
 
+/** Stable codes of errors the MCP server (`agent-spaces mcp serve`) returns as structured tool results. */
+export type ServerErrorCode =
+  /** No space with the given id is served. */
+  | 'SPACE_NOT_FOUND'
+  /** An `inject` format other than `compiled` / `structured`. */
+  | 'INVALID_FORMAT'
+  /** No session with the given id for this MCP client (never created, closed, expired or evicted). */
+  | 'SESSION_NOT_FOUND'
+  /** Tool or prompt arguments are missing or do not match the schema; `data.errors` names each field. */
+  | 'INVALID_ARGUMENTS'
+  /** No tool with the given name. */
+  | 'TOOL_NOT_FOUND'
+  /** No prompt with the given name. */
+  | 'PROMPT_NOT_FOUND';
+
 /** Every stable error code of agent-spaces. */
-export type ErrorCode = CompileErrorCode | RunErrorCode;
+export type ErrorCode = CompileErrorCode | RunErrorCode | ServerErrorCode;
 
 /** An error as it crosses a boundary (sandbox <-> host, process <-> process): plain data, never a class. */
 export interface WireError {

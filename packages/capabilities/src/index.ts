@@ -28,6 +28,11 @@ export type {
   CapabilitySchemaFile,
   ExecutorSpec,
   FunctionIR,
+  OpenApiAuth,
+  OpenApiExecutorSpec,
+  OpenApiOperationSpec,
+  OpenApiParamLocation,
+  OpenApiParamSpec,
   SourceKind,
 } from './ir.js';
 export {
@@ -36,6 +41,7 @@ export {
   type CompileErrorCode,
   type ErrorCode,
   type RunErrorCode,
+  type ServerErrorCode,
   type WireError,
 } from './errors.js';
 export {

@@ -8,12 +8,67 @@ export type SourceKind = 'json' | 'define-tool' | 'mcp' | 'openapi';
  * Where a capability's calls go, chosen by the definition:
  * - `module`: a host module exporting one async function per function name (or a `defineTool()` value);
  * - `http`: `POST <url>` with `{ capability, function, params }` JSON, the response body is the result;
- * - `runtime`: handlers given to `createSpace({ handlers })` at run time.
+ * - `runtime`: handlers given to `createSpace({ handlers })` at run time;
+ * - `openapi`: one HTTP operation per function, described by {@link OpenApiExecutorSpec};
+ * - `mcp`: a tool, resource or prompt of the MCP server `server` (`toolsHash`: its tool list's hash at build).
  */
 export type ExecutorSpec =
   | { kind: 'module'; module: string; export?: string }
   | { kind: 'http'; url: string; headers?: Record<string, string> }
-  | { kind: 'runtime' };
+  | { kind: 'runtime' }
+  | OpenApiExecutorSpec
+  | { kind: 'mcp'; server: string; toolsHash?: string };
+
+/**
+ * Credentials of an OpenAPI server. Values are `${VAR}` placeholders (kept as such in `meta.json`) that the
+ * bridge resolves from the host environment at call time; literal text around or without placeholders is kept.
+ */
+export type OpenApiAuth =
+  | { type: 'bearer'; token: string }
+  | { type: 'apiKey'; in: 'header' | 'query'; name: string; value: string }
+  | { type: 'basic'; username: string; password: string };
+
+/** Where an OpenAPI parameter travels. */
+export type OpenApiParamLocation = 'path' | 'query' | 'header' | 'cookie';
+
+/** One parameter of an OpenAPI operation: its key in the function's params object and how it is sent. */
+export interface OpenApiParamSpec {
+  /** Property of the params object holding the value (usually `name`; renamed when two locations clash). */
+  key: string;
+  /** Name on the wire. */
+  name: string;
+  in: OpenApiParamLocation;
+  /** OpenAPI serialization style (`form`, `simple`, `deepObject`, ...); the location's default when absent. */
+  style?: string;
+  /** Arrays and objects as repeated fields (`a=1&a=2`) instead of one comma-joined value. */
+  explode?: boolean;
+}
+
+/**
+ * How one function's request is built: method, path template, parameters and JSON body. With `body.mode: 'flat'`
+ * every params property that is not a parameter's `key` goes into the JSON body; with `'field'` the value of
+ * `params[body.key]` is the body.
+ */
+export interface OpenApiOperationSpec {
+  /** Upper-case HTTP method. */
+  method: string;
+  /** Path template relative to the base URL (`/users/{id}`). */
+  path: string;
+  params: OpenApiParamSpec[];
+  body?: { mode: 'flat'; required: boolean } | { mode: 'field'; key: string; required: boolean };
+}
+
+/** The `openapi` executor: a base URL, one operation per function name, optional credentials and headers. */
+export interface OpenApiExecutorSpec {
+  kind: 'openapi';
+  /** Absolute base URL every operation path is appended to. */
+  baseUrl: string;
+  /** By function name (`FunctionIR.name`). */
+  operations: Record<string, OpenApiOperationSpec>;
+  auth?: OpenApiAuth;
+  /** Extra headers sent with every request; values may hold `${VAR}` placeholders. */
+  headers?: Record<string, string>;
+}
 
 /** One function of a capability after normalization. */
 export interface FunctionIR {
@@ -31,6 +86,13 @@ export interface FunctionIR {
   requiresApproval?: boolean;
   /** Approval message template with `{param}` placeholders. */
   approvalMessage?: string;
+  /** JSON pointer of the function's definition in its source file (`/functions/0`), for diagnostics. */
+  pointer?: string;
+  /**
+   * True when the host module computes the approval message: a `defineTool()` function's `approvalMessage(params)`,
+   * which the bridge calls from `host.mjs` (`definition.functions[sourceName].approvalMessage`).
+   */
+  hostApprovalMessage?: boolean;
 }
 
 /** A capability after normalization: what every source produces and every emitter consumes. */
@@ -61,9 +123,20 @@ export interface CapabilityMeta {
   source: { kind: SourceKind; file: string };
   /** sha256 of the source content and compiler version; a rebuild with the same hash is skipped. */
   contentHash: string;
+  /** Version of the compiler that built this output; another version rebuilds it. */
+  compilerVersion?: string;
+  /** sha256 of every file the build read, by path relative to the config folder (for change detection). */
+  inputs?: Record<string, string>;
   config: CapabilityConfig;
   executor: ExecutorSpec;
-  functions: Array<{ name: string; sourceName: string; requiresApproval?: boolean; approvalMessage?: string }>;
+  functions: Array<{
+    name: string;
+    sourceName: string;
+    requiresApproval?: boolean;
+    approvalMessage?: string;
+    /** The approval message comes from the host module (see {@link FunctionIR.hostApprovalMessage}). */
+    hostApprovalMessage?: boolean;
+  }>;
   builtAt: string;
 }
 

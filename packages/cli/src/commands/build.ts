@@ -7,12 +7,14 @@ export async function build(context: CommandContext): Promise<number> {
   const { output } = context;
   const json = context.values.json === true;
   const project = await loadProject(context);
-  const { buildCapabilities } = await import('@agent-spaces/compiler');
+  const { buildCapabilities, configSources } = await import('@agent-spaces/compiler');
   const report = await buildCapabilities({
     rootDir: project.rootDir,
     sources: project.config.capabilities,
+    configSources: configSources(project.config),
     outDir: project.outDir,
     force: context.values.force === true,
+    refresh: context.values.refresh === true,
     onProgress: json
       ? undefined
       : (entry) => {

@@ -33,7 +33,7 @@ export const commands: Command[] = [
     path: ['capabilities', 'build'],
     positionals: [],
     description: 'Compile capability sources into typed modules under .agent-spaces/',
-    options: { config, out: { type: 'string', description: 'Output folder (default: .agent-spaces)', valueName: 'dir' }, force: { type: 'boolean', description: 'Rebuild even unchanged sources' }, json },
+    options: { config, out: { type: 'string', description: 'Output folder (default: .agent-spaces)', valueName: 'dir' }, force: { type: 'boolean', description: 'Rebuild even unchanged sources' }, refresh: { type: 'boolean', description: 'Fetch remote OpenAPI specs again, ignoring the cache' }, json },
     load: async () => (await import('./build.js')).build,
   },
   {

@@ -1,0 +1,23 @@
+import type { RuntimeHandlers, HostFunction } from '../types.js';
+
+/** The names of one function, as the loader hands them to an executor. */
+export interface FunctionRef {
+  name: string;
+  sourceName: string;
+}
+
+/** Where a built capability lives, for executors that need its files or ids. */
+export interface ExecutorContext {
+  id: string;
+  exportName: string;
+  /** The capability's build folder (`<outDir>/<id>`). */
+  dir: string;
+  handlers: RuntimeHandlers | undefined;
+}
+
+/** Binds a capability's functions to the place their calls go. */
+export interface Executor {
+  execute(fn: FunctionRef): HostFunction['execute'];
+  /** The definition's own approval message function, when the executor has one for `fn`. */
+  approvalMessage?(fn: FunctionRef): ((params: Record<string, unknown>) => string) | undefined;
+}

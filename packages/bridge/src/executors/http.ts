@@ -1,0 +1,58 @@
+import { AgentSpacesError } from '@agent-spaces/capabilities';
+import type { Executor, ExecutorContext, FunctionRef } from './executor.js';
+
+const MAX_BODY_IN_ERROR = 1000;
+
+/**
+ * The `http` executor: `POST <url>` with JSON `{ capability: <id>, function: <sourceName>, params }` and the spec's
+ * headers. A 2xx JSON response body is the result (a non-JSON one is returned as text, an empty one as `null`);
+ * any other status fails the call with `HANDLER_ERROR` carrying `status`.
+ */
+export function httpExecutor(
+  spec: { url: string; headers?: Record<string, string> },
+  context: ExecutorContext,
+): Executor {
+  const headers = { 'content-type': 'application/json', accept: 'application/json', ...spec.headers };
+  return {
+    execute: (fn: FunctionRef) => async (params, handlerContext) => {
+      let response: Response;
+      try {
+        response = await fetch(spec.url, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ capability: context.id, function: fn.sourceName, params }),
+          signal: handlerContext.signal,
+        });
+      } catch (error) {
+        if (handlerContext.signal.aborted) throw error;
+        throw new AgentSpacesError('HANDLER_ERROR', `POST ${spec.url} failed: ${describeFetchError(error)}`, { url: spec.url });
+      }
+      const text = await response.text();
+      if (!response.ok) {
+        throw new AgentSpacesError('HANDLER_ERROR', `POST ${spec.url} answered ${response.status} ${response.statusText}`.trim(), {
+          url: spec.url,
+          status: response.status,
+          body: text.slice(0, MAX_BODY_IN_ERROR),
+        });
+      }
+      if (text === '') return null;
+      if (!(response.headers.get('content-type') ?? '').includes('json')) return text;
+      try {
+        return JSON.parse(text) as unknown;
+      } catch (error) {
+        if (handlerContext.signal.aborted) throw error;
+        throw new AgentSpacesError('HANDLER_ERROR', `POST ${spec.url} answered invalid JSON: ${(error as Error).message}`, {
+          url: spec.url,
+          status: response.status,
+        });
+      }
+    },
+  };
+}
+
+function describeFetchError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? `${error.message} (${code})` : error.message;
+}

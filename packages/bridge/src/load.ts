@@ -1,0 +1,88 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { approvalTemplate } from './approval-template.js';
+import { readBuiltCapability, type BuiltCapability } from './built-files.js';
+import type { Executor, ExecutorContext } from './executors/executor.js';
+import { httpExecutor } from './executors/http.js';
+import { HOST_MODULE, ModuleExecutor } from './executors/module.js';
+import { openApiExecutor } from './executors/openapi.js';
+import { runtimeExecutor } from './executors/runtime.js';
+import type { HostCapability, HostFunction, RuntimeHandlers } from './types.js';
+
+/**
+ * Reads `meta.json` and `schema.json` of the built capabilities `ids` under `outDir` (`.agent-spaces/capabilities`)
+ * and binds each to its executor:
+ * - `module`: `<outDir>/<id>/host.mjs`, imported on the first call (at load time when a `defineTool()` function needs
+ *   approval and has no message template, so its `approvalMessage` is at hand); with `executor.export` that export is a
+ *   `defineTool()` value whose `functions[sourceName].handler` runs, without it the export named `sourceName` does;
+ * - `http`: `POST url` with `{ capability, function, params }`; a non-2xx status fails with `HANDLER_ERROR`;
+ * - `runtime`: `handlers[id]` or `handlers[exportName]`, then `[name]` or `[sourceName]` (`NO_HANDLER` at call time
+ *   when missing).
+ * A JSON `approvalMessage` template (`"Delete {path}?"`) becomes a message function. Missing or corrupt files fail with
+ * `CAPABILITY_NOT_FOUND`, `INVALID_JSON` or `INVALID_DEFINITION`, naming the file and field.
+ */
+export async function loadCapabilities(
+  outDir: string,
+  ids: readonly string[],
+  handlers?: RuntimeHandlers,
+): Promise<HostCapability[]> {
+  return Promise.all(ids.map(async (id) => toHostCapability(await readBuiltCapability(outDir, id), handlers)));
+}
+
+async function toHostCapability(built: BuiltCapability, handlers: RuntimeHandlers | undefined): Promise<HostCapability> {
+  const context: ExecutorContext = { id: built.id, exportName: built.exportName, dir: built.dir, handlers };
+  const executor = await bindExecutor(built, context);
+  const functions = new Map<string, HostFunction>();
+  for (const fn of built.functions) {
+    if (functions.has(fn.name)) {
+      const file = join(built.dir, 'meta.json');
+      throw new AgentSpacesError('INVALID_DEFINITION', `${file}: function '${fn.name}' is listed twice`, { file });
+    }
+    const approvalMessage = fn.approvalMessage !== undefined ? approvalTemplate(fn.approvalMessage) : executor.approvalMessage?.(fn);
+    functions.set(fn.name, {
+      name: fn.name,
+      sourceName: fn.sourceName,
+      parameters: fn.parameters,
+      ...(fn.returns ? { returns: fn.returns } : {}),
+      requiresApproval: fn.requiresApproval,
+      ...(approvalMessage ? { approvalMessage } : {}),
+      execute: executor.execute(fn),
+    });
+  }
+  return { id: built.id, exportName: built.exportName, config: built.config, functions };
+}
+
+async function bindExecutor(built: BuiltCapability, context: ExecutorContext): Promise<Executor> {
+  const spec = built.executor;
+  switch (spec.kind) {
+    case 'module': {
+      const file = join(built.dir, HOST_MODULE);
+      const found = await stat(file).then((s) => s.isFile(), () => false);
+      if (!found) {
+        throw new AgentSpacesError('CAPABILITY_NOT_FOUND', `Capability '${built.id}' is incomplete: ${file} does not exist (rebuild it)`, {
+          id: built.id,
+          file,
+        });
+      }
+      const executor = new ModuleExecutor(context, spec.export);
+      const needsMessages = built.functions.some(
+        (fn) => (fn.requiresApproval || built.config.requiresApproval === true) && fn.approvalMessage === undefined,
+      );
+      if (spec.export !== undefined && needsMessages) await executor.load();
+      return executor;
+    }
+    case 'http':
+      return httpExecutor(spec, context);
+    case 'runtime':
+      return runtimeExecutor(context);
+    case 'openapi':
+      return openApiExecutor(spec);
+    default:
+      return assertNever(spec);
+  }
+}
+
+function assertNever(value: never): never {
+  throw new AgentSpacesError('INVALID_DEFINITION', `Unknown executor ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,283 @@
+/**
+ * `buildCapabilities()`: sources → IR → `.d.ts`, proxy, `schema.json`, `meta.json` under the output folder.
+ * Unchanged sources are skipped by content hash before any reader (or typescript, or esbuild) is loaded; one bad
+ * source never stops the others, and a failed capability keeps its last good output.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { basename, extname, relative, resolve } from 'node:path';
+import { AgentSpacesError, type CapabilityIR, type CompileErrorCode, type Diagnostic } from '@agent-spaces/capabilities';
+import { type BuiltRecord, readBuiltRecords, recordOf, writeBuildState } from './build-state.js';
+import { emitDeclarations } from './emit/declarations.js';
+import { emitMeta, emitSchemaFile } from './emit/manifest.js';
+import { emitProxy } from './emit/proxy.js';
+import { type CapabilityFiles, prepareOutput, removeCapability, removeStaging, writeCapability, writeIndexFiles } from './emit/write.js';
+import { FileHashes, expandSources, forEachLimited, isUnchanged, toPosix } from './inputs.js';
+import { kebabCase } from './ir/names.js';
+import { checkCapabilityNames, findIdCollisions } from './ir/normalize.js';
+import { readerFor } from './sources/index.js';
+import type { SourceContext, SourceResult } from './sources/types.js';
+
+/** What to build. */
+export interface BuildOptions {
+  /** Folder the source paths (and the default output folder) are relative to: the config file's folder. */
+  rootDir: string;
+  /** Source files or globs (`capabilities/*`, `tools/weather.json`), relative to `rootDir`. */
+  sources: string[];
+  /** Output folder, relative to `rootDir` or absolute. Default `.agent-spaces`. */
+  outDir?: string;
+  /** Sources declared in the config rather than in files (MCP servers, OpenAPI sources). */
+  configSources?: ConfigSource[];
+  /** Rebuild every source, even those whose inputs did not change. */
+  force?: boolean;
+  /** Like `force`, and fetch remote inputs (OpenAPI specs) again instead of using their cache. */
+  refresh?: boolean;
+  /** Called once per capability as soon as its outcome is known. */
+  onProgress?: (entry: BuildProgress) => void;
+}
+
+/**
+ * A source declared in the config rather than a file: an MCP server, an OpenAPI source. It is read on every build
+ * (its content lives elsewhere); a capability whose IR did not change is reported `unchanged` and not rewritten.
+ */
+export interface ConfigSource {
+  /** Its place in the config, shown as the `file` of its report entries: `mcpServers.memory`, `openapi.todo`. */
+  label: string;
+  /** Reads the source; reports problems as diagnostics, never throws. */
+  read(context: SourceContext): Promise<SourceResult>;
+}
+
+/** The outcome of one capability: reported through `onProgress` and listed in the {@link BuildReport}. */
+export interface BuildProgress {
+  /** Module id (`train-schedule`); for a source that failed before naming a capability, its file name in kebab-case. */
+  id: string;
+  /** Source file, relative to `rootDir`. */
+  file: string;
+  status: 'built' | 'unchanged' | 'failed';
+  /** Errors (status `failed`) and warnings. */
+  diagnostics: Diagnostic[];
+  durationMs: number;
+}
+
+/** The outcome of a build. */
+export interface BuildReport {
+  /** Absolute output folder. */
+  outDir: string;
+  /** One entry per capability (and per source that failed before naming one), sorted by file, then id. */
+  capabilities: BuildProgress[];
+  /** Ids whose output was deleted because their source left the build or no longer defines them. */
+  removed: string[];
+  totals: { built: number; unchanged: number; failed: number };
+  durationMs: number;
+}
+
+const DEFAULT_OUT_DIR = '.agent-spaces';
+const READ_CONCURRENCY = 8;
+
+let version: Promise<string> | undefined;
+
+/** The compiler's package version, recorded in every `meta.json`; a different version rebuilds everything. */
+function compilerVersion(): Promise<string> {
+  version ??= readFile(new URL('../package.json', import.meta.url), 'utf8').then((text) => String((JSON.parse(text) as { version?: unknown }).version));
+  return version;
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return groups;
+}
+
+function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((d) => d.severity === 'error');
+}
+
+function fallbackId(file: string): string {
+  return kebabCase(basename(file, extname(file))) || 'source';
+}
+
+function failure(file: string, code: CompileErrorCode, message: string): BuildProgress {
+  return { id: fallbackId(file), file, status: 'failed', diagnostics: [{ code, severity: 'error', file, message }], durationMs: 0 };
+}
+
+interface ReadSource {
+  file: string;
+  result: SourceResult;
+  durationMs: number;
+}
+
+/**
+ * Builds every capability of `options.sources` into `options.outDir`. Problems with a source are reported in its
+ * entries (never thrown); throws only for unusable options (`CONFIG_INVALID`) or an unwritable output folder.
+ */
+export async function buildCapabilities(options: BuildOptions): Promise<BuildReport> {
+  const started = performance.now();
+  if (typeof options.rootDir !== 'string' || !Array.isArray(options.sources)) {
+    throw new AgentSpacesError('CONFIG_INVALID', 'buildCapabilities needs a rootDir string and a sources array', { key: 'sources' });
+  }
+  const rootDir = resolve(options.rootDir);
+  const outDir = resolve(rootDir, options.outDir ?? DEFAULT_OUT_DIR);
+  const rel = (file: string) => toPosix(relative(rootDir, file));
+  const context: SourceContext = { rootDir, outDir, relative: rel, ...(options.refresh ? { refresh: true } : {}) };
+  const force = options.force === true || options.refresh === true;
+  const compiler = await compilerVersion();
+  const hashes = new FileHashes();
+  const entries: BuildProgress[] = [];
+  const report = (entry: BuildProgress) => {
+    entries.push(entry);
+    options.onProgress?.(entry);
+  };
+
+  const configSources = new Map((options.configSources ?? []).map((source) => [resolve(rootDir, source.label), source]));
+  const [sources, previous] = await Promise.all([expandSources(options.sources, rootDir, outDir), readBuiltRecords(outDir)]);
+  for (const { file, reason } of sources.missing) report(failure(rel(file), 'SOURCE_NOT_FOUND', `${rel(file)} ${reason}`));
+  const previousBySource = groupBy(previous, (record) => record.file);
+  // A file another source reads (a handler module, a data file) is not a source itself, unless it defines
+  // capabilities of its own (one defineTool() file importing another).
+  const pulledIn = new Set(previous.flatMap((record) => Object.keys(record.inputs ?? {}).filter((f) => f !== record.file)));
+  const candidates = sources.files.filter(
+    ({ file, explicit }) => (explicit || readerFor(file)) && !(pulledIn.has(rel(file)) && !previousBySource.has(rel(file))),
+  );
+
+  const toRead: string[] = [];
+  for (const { file } of candidates) {
+    const checkStarted = performance.now();
+    const records = previousBySource.get(rel(file)) ?? [];
+    if (force || !isUnchanged(records, compiler, rootDir, hashes)) {
+      toRead.push(file);
+      continue;
+    }
+    const durationMs = performance.now() - checkStarted;
+    for (const { id } of records) report({ id, file: rel(file), status: 'unchanged', diagnostics: [], durationMs });
+  }
+
+  toRead.push(...configSources.keys());
+
+  const read: ReadSource[] = [];
+  await forEachLimited(toRead.sort(), READ_CONCURRENCY, async (file) => {
+    const readStarted = performance.now();
+    const configSource = configSources.get(file);
+    const reader = configSource ? () => configSource.read(context) : readerFor(file);
+    if (!reader) return report(failure(rel(file), 'SOURCE_UNREADABLE', `no source reader for "${extname(file)}" files`));
+    let result: SourceResult;
+    try {
+      result = await reader(file, context);
+    } catch (error) {
+      const diagnostic = failure(rel(file), 'SOURCE_UNREADABLE', `reading ${rel(file)} failed: ${(error as Error).message}`).diagnostics;
+      result = { capabilities: [], diagnostics: diagnostic, inputs: [file], hostModules: {} };
+    }
+    read.push({ file, result, durationMs: performance.now() - readStarted });
+  });
+  read.sort((a, b) => (a.file < b.file ? -1 : 1));
+  for (const { file, result } of read) for (const input of result.inputs) if (resolve(input) !== file) pulledIn.add(rel(input));
+  const notSources = new Set(read.filter(({ file, result }) => result.capabilities.length === 0 && pulledIn.has(rel(file))).map(({ file }) => rel(file)));
+  const sourcesRead = read.filter(({ file }) => !notSources.has(rel(file)));
+  const readOk = new Set(sourcesRead.filter(({ result }) => !hasErrors(result.diagnostics)).map(({ file }) => rel(file)));
+
+  // Ids whose last output stays (unchanged sources, sources that failed now) cannot be claimed by another source.
+  const inBuild = new Set([...candidates, ...sources.missing, ...[...configSources.keys()].map((file) => ({ file }))].map(({ file }) => rel(file)));
+  for (const file of notSources) inBuild.delete(file);
+  const kept = previous.filter((record) => inBuild.has(record.file) && !readOk.has(record.file));
+  const fresh = sourcesRead.flatMap(({ file, result }) => (readOk.has(rel(file)) ? result.capabilities : []));
+  const collisions = findIdCollisions(fresh, new Map(kept.map((record) => [record.id, record.file])));
+
+  const built = new Map<string, BuiltRecord>();
+  const jobs = sourcesRead.flatMap((source) => {
+    const { file, result } = source;
+    if (!readOk.has(rel(file)) || result.capabilities.length === 0) {
+      const ids = result.capabilities.length > 0 ? result.capabilities.map((c) => c.id) : [fallbackId(rel(file))];
+      for (const id of ids) report({ id, file: rel(file), status: 'failed', diagnostics: result.diagnostics, durationMs: source.durationMs });
+      return [];
+    }
+    return result.capabilities.map((capability) => ({ source, capability }));
+  });
+  if (jobs.length > 0) await prepareOutput(outDir);
+  const previousById = new Map(previous.map((record) => [record.id, record]));
+  for (const { source, capability } of jobs) {
+    const jobStarted = performance.now();
+    const collision = collisions.get(capability);
+    const diagnostics = [...source.result.diagnostics, ...checkCapabilityNames(capability), ...(collision ? [collision] : [])];
+    const fingerprint = configSources.has(source.file) ? irFingerprint(capability, compiler) : undefined;
+    const last = previousById.get(capability.id);
+    if (fingerprint && !force && !hasErrors(diagnostics) && last?.file === capability.source.file && sameInputs(last.inputs, fingerprint)) {
+      built.set(last.id, last);
+      report({ id: capability.id, file: capability.source.file, status: 'unchanged', diagnostics, durationMs: source.durationMs + performance.now() - jobStarted });
+      continue;
+    }
+    const { record, ...entry } = compileCapability(capability, source, diagnostics, { outDir, rootDir, compiler, hashes, ...(fingerprint ? { fingerprint } : {}) });
+    if (record) built.set(record.id, record);
+    report({ ...entry, durationMs: source.durationMs / source.result.capabilities.length + performance.now() - jobStarted });
+  }
+
+  const produced = groupBy(fresh, (capability) => capability.source.file);
+  const removed = new Set(
+    previous
+      .filter(({ id }) => !built.has(id))
+      .filter(({ id, file }) => !inBuild.has(file) || (readOk.has(file) && !produced.get(file)?.some((c) => c.id === id)))
+      .map(({ id }) => id),
+  );
+  await Promise.all([...removed].map((id) => removeCapability(outDir, id)));
+  const records = [...previous.filter(({ id }) => !removed.has(id) && !built.has(id)), ...built.values()];
+  await writeIndexFiles(outDir, records.map(({ id }) => id));
+  await writeBuildState(outDir, records);
+  await removeStaging(outDir);
+
+  entries.sort((a, b) => (a.file === b.file ? (a.id < b.id ? -1 : 1) : a.file < b.file ? -1 : 1));
+  const count = (status: BuildProgress['status']) => entries.filter((e) => e.status === status).length;
+  const totals = { built: count('built'), unchanged: count('unchanged'), failed: count('failed') };
+  return { outDir, capabilities: entries, removed: [...removed].sort(), totals, durationMs: performance.now() - started };
+}
+
+interface CompileContext {
+  outDir: string;
+  rootDir: string;
+  compiler: string;
+  hashes: FileHashes;
+  /** The inputs record of a config source's capability (its IR's hash), in place of file hashes. */
+  fingerprint?: Record<string, string>;
+}
+
+/** The inputs record of a capability read from a config source: `{ [label]: sha256 of its IR and the compiler version }`. */
+function irFingerprint(capability: CapabilityIR, compiler: string): Record<string, string> {
+  const hash = createHash('sha256').update(compiler).update('\0').update(JSON.stringify(capability)).digest('hex');
+  return { [capability.source.file]: hash };
+}
+
+function sameInputs(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
+  return a !== undefined && Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => a[key] === value);
+}
+
+/** Emits and writes one capability whose source was read; `diagnostics` are those found so far. */
+function compileCapability(
+  capability: CapabilityIR,
+  source: ReadSource,
+  diagnostics: Diagnostic[],
+  context: CompileContext,
+): Omit<BuildProgress, 'durationMs'> & { record?: BuiltRecord } {
+  const base = { id: capability.id, file: capability.source.file };
+  if (hasErrors(diagnostics)) return { ...base, status: 'failed', diagnostics };
+  const declarations = emitDeclarations(capability);
+  diagnostics.push(...declarations.diagnostics);
+  if (hasErrors(diagnostics)) return { ...base, status: 'failed', diagnostics };
+  const inputs = context.fingerprint ?? context.hashes.all([...new Set([source.file, ...source.result.inputs])], context.rootDir) ?? {};
+  const meta = emitMeta(capability, { compilerVersion: context.compiler, inputs, builtAt: new Date() });
+  const files: CapabilityFiles = {
+    'index.d.ts': declarations.text,
+    'index.js': emitProxy(capability),
+    'schema.json': `${JSON.stringify(emitSchemaFile(capability), null, 2)}\n`,
+    'meta.json': `${JSON.stringify(meta, null, 2)}\n`,
+  };
+  const host = source.result.hostModules[capability.id];
+  if (host !== undefined) files['host.mjs'] = host;
+  try {
+    writeCapability(context.outDir, capability.id, files);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ...base, status: 'failed', diagnostics: [...diagnostics, { code: 'WRITE_FAILED', severity: 'error', file: base.file, message }] };
+  }
+  return { ...base, status: 'built', diagnostics, record: recordOf(meta) };
+}

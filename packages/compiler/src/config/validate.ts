@@ -1,0 +1,45 @@
+import type { AgentSpacesConfig } from '@agent-spaces/capabilities';
+
+/** Checks one config value; returns what is wrong with it (`must be an array of strings`), or undefined when valid. */
+export type ConfigCheck = (value: unknown) => string | undefined;
+
+const nonEmptyString: ConfigCheck = (value) =>
+  typeof value === 'string' && value.length > 0 ? undefined : 'must be a non-empty string';
+
+const stringArray: ConfigCheck = (value) =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string' && item.length > 0)
+    ? undefined
+    : 'must be an array of non-empty strings';
+
+/**
+ * Every key `agent-spaces.config.*` may set and how it is checked. Adding a config key is one line here
+ * (the mapped type makes a key added to `AgentSpacesConfig` without a check a type error).
+ */
+export const CONFIG_KEYS: { readonly [K in keyof Required<AgentSpacesConfig>]: ConfigCheck } = {
+  capabilities: stringArray,
+  outDir: nonEmptyString,
+};
+
+/** One problem found in a config object: the key (dotted path) and what is wrong. */
+export interface ConfigProblem {
+  key: string;
+  message: string;
+}
+
+/** Validates a config file's default export against {@link CONFIG_KEYS}; returns the first problem, if any. */
+export function findConfigProblem(value: unknown): ConfigProblem | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { key: 'default', message: 'the default export must be an object' };
+  }
+  const checks: Readonly<Record<string, ConfigCheck>> = CONFIG_KEYS;
+  for (const [key, item] of Object.entries(value)) {
+    const check = Object.hasOwn(checks, key) ? checks[key] : undefined;
+    if (!check) {
+      return { key, message: `unknown key "${key}" (known keys: ${Object.keys(checks).join(', ')})` };
+    }
+    if (item === undefined) continue;
+    const problem = check(item);
+    if (problem) return { key, message: `"${key}" ${problem}` };
+  }
+  return undefined;
+}

@@ -1,0 +1,97 @@
+/**
+ * The `index.d.ts` of a capability: `declare module '@capabilities/<id>'` with a `<Fn>Params` interface per function,
+ * the named types its schemas need, the capability object and every function exported alone.
+ */
+import type { CapabilityIR, Diagnostic, FunctionIR, ObjectSchema } from '@agent-spaces/capabilities';
+import { CAPABILITY_PREFIX } from '@agent-spaces/capabilities';
+import { jsDoc, propertyKey } from './escape.js';
+import { SchemaTypes } from './schema-to-ts.js';
+import { NameAllocator, isIdentifierName, typeName } from '../ir/names.js';
+
+/** The generated `index.d.ts` text and the problems found while generating it. */
+export interface DeclarationsResult {
+  text: string;
+  diagnostics: Diagnostic[];
+}
+
+const INDENT = '  ';
+const MEMBER_INDENT = '    ';
+const DECLARED_NAME = /\bexport\s+(?:declare\s+)?(?:interface|type|class|enum|const|let|var|function)\s+([A-Za-z_$][\w$]*)/g;
+
+/** True when the parameters take any value at all; a function without them is typed `fn()`. */
+export function hasParameters(schema: ObjectSchema): boolean {
+  const s = schema as unknown as Record<string, unknown>;
+  const properties = s.properties;
+  if (typeof properties === 'object' && properties !== null && Object.keys(properties).length > 0) return true;
+  if (Array.isArray(s.required) && s.required.length > 0) return true;
+  if (s.additionalProperties !== undefined && s.additionalProperties !== false) return true;
+  return ['patternProperties', 'anyOf', 'oneOf', 'allOf', '$ref'].some((k) => s[k] !== undefined);
+}
+
+/** True when a caller must pass some parameter (`required` lists one, or a property says `required: true`). */
+export function hasRequiredParameter(schema: ObjectSchema): boolean {
+  if (Array.isArray(schema.required) && schema.required.length > 0) return true;
+  const properties: Record<string, unknown> = schema.properties ?? {};
+  return Object.values(properties).some((p) => typeof p === 'object' && p !== null && (p as { required?: unknown }).required === true);
+}
+
+function functionDoc(capability: CapabilityIR, fn: FunctionIR): string[] {
+  const lines = fn.description ? [fn.description] : [];
+  if (fn.requiresApproval || capability.config.requiresApproval) lines.push('Requires approval: the call waits until it is approved.');
+  const properties: Record<string, unknown> = fn.parameters.properties ?? {};
+  for (const [key, schema] of Object.entries(properties)) {
+    const description = (schema as { description?: unknown } | undefined)?.description;
+    if (typeof description !== 'string' || description.trim() === '') continue;
+    const path = isIdentifierName(key) ? `params.${key}` : `params[${propertyKey(key)}]`;
+    lines.push(`@param ${path} ${description.trim()}`);
+  }
+  const returns = (fn.returns as { description?: unknown } | undefined)?.description;
+  if (typeof returns === 'string' && returns.trim() !== '') lines.push(`@returns ${returns.trim()}`);
+  return lines;
+}
+
+function indentBlock(text: string, indent: string): string {
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => (line.trim() === '' ? '' : `${indent}${line}`))
+    .join('\n');
+}
+
+/** Generates the `index.d.ts` of `capability`; schema problems come back as diagnostics pointing into its source. */
+export function emitDeclarations(capability: CapabilityIR): DeclarationsResult {
+  const names = new NameAllocator();
+  for (const match of capability.declarations?.matchAll(DECLARED_NAME) ?? []) names.reserve(match[1]!);
+  const types = new SchemaTypes(capability.source.file, names, INDENT);
+  const members: string[] = [];
+  const exports: string[] = [];
+  capability.functions.forEach((fn, index) => {
+    const pointer = fn.pointer ?? `/functions/${index}`;
+    const base = typeName(fn.name);
+    let params = '';
+    if (hasParameters(fn.parameters)) {
+      const type = types.declare({ schema: fn.parameters, pointer: `${pointer}/parameters` }, `${base}Params`, []);
+      params = `params${hasRequiredParameter(fn.parameters) ? '' : '?'}: ${type}`;
+    }
+    const result =
+      fn.returnsType ??
+      (fn.returns === undefined
+        ? 'unknown'
+        : types.declareIfObject({ schema: fn.returns, pointer: `${pointer}/returns` }, `${base}Result`, MEMBER_INDENT));
+    const signature = `${fn.name}(${params}): Promise<${result}>;`;
+    const doc = functionDoc(capability, fn);
+    members.push(`${jsDoc(doc, MEMBER_INDENT)}${MEMBER_INDENT}${signature}\n`);
+    exports.push(`${jsDoc(doc, INDENT)}${INDENT}export function ${signature}\n`);
+  });
+  const sections = [
+    ...(capability.declarations?.trim() ? [`${indentBlock(capability.declarations, INDENT)}\n`] : []),
+    ...types.declarations,
+    `${jsDoc(capability.description ? [capability.description] : [], INDENT)}${INDENT}export const ${capability.exportName}: {\n${members.join('')}${INDENT}};\n`,
+    ...exports,
+  ];
+  const origin = capability.source.file.replace(/[\r\n]+/g, ' ');
+  const text =
+    `// Generated by @agent-spaces/compiler from ${origin}. Do not edit.\n` +
+    `declare module '${CAPABILITY_PREFIX}${capability.id}' {\n${sections.join('\n')}}\n`;
+  return { text, diagnostics: types.diagnostics };
+}

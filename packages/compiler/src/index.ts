@@ -1,0 +1,25 @@
+/**
+ * @agent-spaces/compiler: turns capability definitions into typed `@capabilities/*` modules, loads the project
+ * config, and typechecks agent code. Every export here is public API: add one deliberately. Loading this module
+ * never loads typescript or esbuild; they are imported on first use.
+ */
+export { buildCapabilities, type BuildOptions, type ConfigSource, type BuildProgress, type BuildReport } from './build.js';
+export { listCapabilities, readDeclarations } from './catalog.js';
+export { configSources } from './sources/config-sources.js';
+export { readOpenApiSource, type OpenApiSourceConfig, type OpenApiSourceResult } from './sources/openapi/index.js';
+export type { SourceContext, SourceResult } from './sources/types.js';
+export {
+  CONFIG_FILE_NAMES,
+  loadConfig,
+  resolveConfig,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  type ResolvedConfig,
+} from './config/load.js';
+export {
+  createTypechecker,
+  formatDiagnostics,
+  type TypecheckDiagnostic,
+  type Typechecker,
+  type TypecheckerOptions,
+} from './check/index.js';

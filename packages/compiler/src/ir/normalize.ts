@@ -1,0 +1,124 @@
+/**
+ * Normalization every source shares: schemas in one dialect (parameters always an object schema, draft 3
+ * `required: true` moved into `required` arrays) and name checks across functions and capabilities.
+ */
+import type { CapabilityIR, Diagnostic, JsonSchema, ObjectSchema } from '@agent-spaces/capabilities';
+import { isIdentifierName, isModuleId } from './names.js';
+
+type SchemaObject = Record<string, unknown>;
+
+const SCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', '$defs', 'definitions'] as const;
+const SCHEMA_KEYWORDS = ['items', 'additionalItems', 'additionalProperties', 'not', 'contains', 'if', 'then', 'else'] as const;
+const SCHEMA_LIST_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'] as const;
+
+function isObject(value: unknown): value is SchemaObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A copy of `schema` with draft 3 `"required": true` on a property moved into its parent's `required` array
+ * (and `"required": false` dropped), so validators and the emitter see one dialect. Anything else is kept as is.
+ */
+export function normalizeSchema<T>(schema: T): T {
+  if (!isObject(schema)) return schema;
+  const out: SchemaObject = { ...schema };
+  for (const keyword of SCHEMA_MAP_KEYWORDS) {
+    const map = out[keyword];
+    if (!isObject(map)) continue;
+    out[keyword] = Object.fromEntries(Object.entries(map).map(([key, value]) => [key, normalizeSchema(value)]));
+  }
+  for (const keyword of SCHEMA_KEYWORDS) if (isObject(out[keyword])) out[keyword] = normalizeSchema(out[keyword]);
+  for (const keyword of SCHEMA_LIST_KEYWORDS) {
+    const list = out[keyword];
+    if (Array.isArray(list)) out[keyword] = list.map((item: unknown) => normalizeSchema(item));
+  }
+  if (isObject(out.properties)) {
+    const required = Array.isArray(out.required) ? [...(out.required as unknown[])] : [];
+    const properties: SchemaObject = {};
+    for (const [key, value] of Object.entries(out.properties)) {
+      if (isObject(value) && typeof value.required === 'boolean') {
+        const { required: flag, ...rest } = value;
+        if (flag && !required.includes(key)) required.push(key);
+        properties[key] = rest;
+      } else {
+        properties[key] = value;
+      }
+    }
+    out.properties = properties;
+    if (required.length > 0) out.required = required;
+  }
+  return out as T;
+}
+
+/** The parameters of a function as an object schema, or why they cannot be one (`must be ...`). */
+export type ParametersResult = { ok: true; schema: ObjectSchema } | { ok: false; mustBe: string };
+
+/**
+ * Makes `parameters` an object schema: absent means no parameters (`{ type: 'object', properties: {} }`),
+ * a schema with `properties` but no `type` gets `type: 'object'`; any other type is refused.
+ */
+export function normalizeParameters(parameters: unknown): ParametersResult {
+  if (parameters === undefined || parameters === null) return { ok: true, schema: { type: 'object', properties: {} } };
+  if (!isObject(parameters)) return { ok: false, mustBe: 'must be a JSON Schema object' };
+  if (parameters.type !== undefined && parameters.type !== 'object') {
+    return { ok: false, mustBe: `must be an object schema (type "object"), not type ${JSON.stringify(parameters.type)}` };
+  }
+  return { ok: true, schema: normalizeSchema({ ...parameters, type: 'object' }) as ObjectSchema };
+}
+
+/** A result schema in the normalized dialect (see {@link normalizeSchema}); absent stays absent. */
+export function normalizeReturns(returns: unknown): JsonSchema | undefined {
+  return returns === undefined ? undefined : (normalizeSchema(returns) as JsonSchema);
+}
+
+function collision(file: string, pointer: string | undefined, message: string): Diagnostic {
+  return { code: 'NAME_COLLISION', severity: 'error', file, ...(pointer !== undefined ? { pointer } : {}), message };
+}
+
+/**
+ * Problems with the names of one capability: an id that is not kebab-case, an export name that is not an
+ * identifier, and two functions (or a function and the capability object) that became the same identifier.
+ */
+export function checkCapabilityNames(capability: CapabilityIR): Diagnostic[] {
+  const { file } = capability.source;
+  const diagnostics: Diagnostic[] = [];
+  if (!isModuleId(capability.id)) {
+    diagnostics.push({ code: 'INVALID_DEFINITION', severity: 'error', file, message: `module id ${JSON.stringify(capability.id)} must be kebab-case letters and digits` });
+  }
+  if (!isIdentifierName(capability.exportName)) {
+    diagnostics.push({ code: 'INVALID_DEFINITION', severity: 'error', file, message: `export name ${JSON.stringify(capability.exportName)} is not an identifier` });
+  }
+  const seen = new Map<string, { sourceName: string; pointer: string }>();
+  capability.functions.forEach((fn, index) => {
+    const pointer = fn.pointer ?? `/functions/${index}`;
+    const earlier = seen.get(fn.name);
+    if (earlier) {
+      diagnostics.push(collision(file, pointer, `functions ${JSON.stringify(earlier.sourceName)} (#${earlier.pointer}) and ${JSON.stringify(fn.sourceName)} (#${pointer}) both become ${fn.name}`));
+    } else if (fn.name === capability.exportName) {
+      diagnostics.push(collision(file, pointer, `function ${JSON.stringify(fn.sourceName)} becomes ${fn.name}, the name of the capability object itself`));
+    }
+    seen.set(fn.name, { sourceName: fn.sourceName, pointer });
+  });
+  return diagnostics;
+}
+
+/**
+ * Capabilities that claim a module id another source already has. `taken` maps ids kept from earlier builds
+ * (unchanged sources) to their files; among new capabilities every claimant of a shared id gets a diagnostic
+ * naming the others, so the result never depends on the order files were read.
+ */
+export function findIdCollisions(capabilities: readonly CapabilityIR[], taken: ReadonlyMap<string, string>): Map<CapabilityIR, Diagnostic> {
+  const byId = new Map<string, CapabilityIR[]>();
+  for (const capability of capabilities) byId.set(capability.id, [...(byId.get(capability.id) ?? []), capability]);
+  const found = new Map<CapabilityIR, Diagnostic>();
+  for (const [id, claimants] of byId) {
+    const kept = taken.get(id);
+    for (const capability of claimants) {
+      const others = [...(kept !== undefined ? [kept] : []), ...claimants.filter((c) => c !== capability).map((c) => c.source.file)];
+      if (others.length === 0) continue;
+      const message = `module id "${id}" of ${capability.source.file} is also the id of ${others.join(', ')}`;
+      found.set(capability, collision(capability.source.file, undefined, message));
+    }
+  }
+  return found;
+}

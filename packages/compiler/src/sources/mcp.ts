@@ -1,0 +1,231 @@
+/**
+ * MCP source: one discovered MCP server → one capability `@capabilities/mcp-<server>`. Every tool becomes a
+ * function (its input schema the parameters, its output schema the result); resources and prompts become
+ * `listResources()`, `readResource({ uri })` and `prompt<Name>(args)`. Calls go to the `mcp` executor.
+ */
+import type { CapabilityIR, Diagnostic, FunctionIR, ObjectSchema } from '@agent-spaces/capabilities';
+import {
+  MCP_LIST_RESOURCES,
+  MCP_READ_RESOURCE,
+  parseMcpSourceName,
+  promptSourceName,
+  type McpDiscovery,
+  type McpPrompt,
+  type McpTool,
+} from '@agent-spaces/mcp';
+import { NameAllocator, identifier, kebabCase } from '../ir/names.js';
+import { checkCapabilityNames, normalizeParameters, normalizeReturns } from '../ir/normalize.js';
+
+/** The IR of one MCP server and the problems found converting it. */
+export interface McpSourceResult {
+  capability: CapabilityIR;
+  diagnostics: Diagnostic[];
+}
+
+/** Options of {@link mcpToCapability}. */
+export interface McpSourceOptions {
+  /** The config file that declares the server, relative to the config folder (default `mcp:<server>`). */
+  file?: string;
+}
+
+/**
+ * Types every MCP capability's declarations hold: the result of a tool without an output schema, and what the
+ * resource and prompt functions resolve to.
+ */
+export const MCP_DECLARATIONS = `/** One block of content returned by an MCP tool or prompt. */
+export type McpContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string }
+  | { type: 'resource_link'; uri: string; name: string; title?: string; description?: string; mimeType?: string }
+  | { type: 'resource'; resource: McpResourceContents };
+
+/** What a tool without an output schema resolves to. */
+export interface McpToolResult {
+  /** The content blocks the tool returned (text, images, audio, resource links, embedded resources). */
+  content: McpContentBlock[];
+  /** The text blocks of \`content\` joined with newlines ('' when there are none). */
+  text: string;
+  /** Structured result, when the server sent one without declaring an output schema. */
+  structuredContent?: Record<string, unknown>;
+}
+
+/** The contents of a resource: \`text\`, or base64 \`blob\` for binary data. */
+export interface McpResourceContents {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
+}
+
+/** A resource the server offers. */
+export interface McpResource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+}
+
+/** One message of a prompt. */
+export interface McpPromptMessage {
+  role: 'user' | 'assistant';
+  content: McpContentBlock;
+}
+`;
+
+const NO_PARAMETERS: ObjectSchema = { type: 'object', properties: {}, additionalProperties: false };
+const EXAMPLE_URIS = 5;
+
+/**
+ * Converts what discovery found on one server into a capability: id `mcp-<server>` (kebab-case), export name the
+ * camelCase server name, one function per tool (camelCase name, `sourceName` the tool's real name), plus the
+ * resource and prompt functions when the server offers them. Problems are returned as diagnostics.
+ */
+export function mcpToCapability(discovery: McpDiscovery, options: McpSourceOptions = {}): McpSourceResult {
+  const { server } = discovery;
+  const file = options.file ?? `mcp:${server}`;
+  const diagnostics: Diagnostic[] = [];
+  const exportName = identifier(server);
+  const names = new NameAllocator();
+  names.reserve(exportName);
+  const allocate = (wanted: string, sourceName: string, pointer: string): string => {
+    const name = names.allocate(wanted);
+    if (name !== wanted) {
+      diagnostics.push({
+        code: 'NAME_COLLISION',
+        severity: 'warning',
+        file,
+        pointer,
+        message: `${JSON.stringify(sourceName)} would become ${wanted}, which is taken: it is ${name}`,
+      });
+    }
+    return name;
+  };
+
+  const functions: FunctionIR[] = [];
+  discovery.tools.forEach((tool, index) => {
+    const pointer = `/tools/${index}`;
+    const fn = toolFunction(tool, pointer, file, diagnostics);
+    if (fn) functions.push({ ...fn, name: allocate(identifier(tool.name), tool.name, pointer) });
+  });
+  if (discovery.resources) {
+    const examples = discovery.resources.slice(0, EXAMPLE_URIS).map((r) => r.uri);
+    functions.push(
+      {
+        name: allocate('listResources', MCP_LIST_RESOURCES, '/resources'),
+        sourceName: MCP_LIST_RESOURCES,
+        description: `Lists the resources of MCP server "${server}" (all pages).`,
+        parameters: NO_PARAMETERS,
+        returnsType: 'McpResource[]',
+        pointer: '/resources',
+      },
+      {
+        name: allocate('readResource', MCP_READ_RESOURCE, '/resources'),
+        sourceName: MCP_READ_RESOURCE,
+        description: `Reads one resource of MCP server "${server}"; resolves to its contents.`,
+        parameters: {
+          type: 'object',
+          properties: {
+            uri: { type: 'string', description: 'URI of the resource, as listResources() gives it', ...(examples.length ? { examples } : {}) },
+          },
+          required: ['uri'],
+          additionalProperties: false,
+        },
+        returnsType: 'McpResourceContents[]',
+        pointer: '/resources',
+      },
+    );
+  }
+  discovery.prompts?.forEach((prompt, index) => {
+    const pointer = `/prompts/${index}`;
+    const name = allocate(identifier(`prompt_${prompt.name}`), promptSourceName(prompt.name), pointer);
+    functions.push({ ...promptFunction(prompt, server), name, pointer });
+  });
+
+  const title = discovery.serverInfo.title ?? discovery.serverInfo.name;
+  const capability: CapabilityIR = {
+    id: `mcp-${kebabCase(server)}`,
+    exportName,
+    sourceName: server,
+    description: [`MCP server "${server}" (${title} ${discovery.serverInfo.version}).`, discovery.instructions ?? ''].join('\n\n').trim(),
+    version: discovery.serverInfo.version,
+    source: { kind: 'mcp', file },
+    functions,
+    config: {},
+    executor: { kind: 'mcp', server, toolsHash: discovery.toolsHash },
+    declarations: MCP_DECLARATIONS,
+  };
+  diagnostics.push(...checkCapabilityNames(capability));
+  return { capability, diagnostics };
+}
+
+function toolFunction(tool: McpTool, pointer: string, file: string, diagnostics: Diagnostic[]): Omit<FunctionIR, 'name'> | undefined {
+  if (parseMcpSourceName(tool.name).kind !== 'tool') {
+    diagnostics.push({
+      code: 'NAME_COLLISION',
+      severity: 'error',
+      file,
+      pointer: `${pointer}/name`,
+      message: `tool name ${JSON.stringify(tool.name)} is reserved for the resource and prompt functions; the tool is left out`,
+    });
+    return undefined;
+  }
+  if (tool.execution?.taskSupport === 'required') {
+    diagnostics.push({
+      code: 'INVALID_DEFINITION',
+      severity: 'warning',
+      file,
+      pointer: `${pointer}/execution/taskSupport`,
+      message: `tool ${JSON.stringify(tool.name)} can only run as an MCP task, which agent-spaces does not call yet; it is left out`,
+    });
+    return undefined;
+  }
+  const parameters = normalizeParameters(tool.inputSchema);
+  if (!parameters.ok) {
+    diagnostics.push({ code: 'INVALID_DEFINITION', severity: 'error', file, pointer: `${pointer}/inputSchema`, message: `inputSchema ${parameters.mustBe}` });
+    return undefined;
+  }
+  const returns = normalizeReturns(tool.outputSchema);
+  const destructive = tool.annotations?.destructiveHint === true;
+  return {
+    sourceName: tool.name,
+    description: toolDescription(tool),
+    parameters: parameters.schema,
+    ...(returns ? { returns } : { returnsType: 'McpToolResult' }),
+    ...(destructive ? { requiresApproval: true } : {}),
+    pointer,
+  };
+}
+
+/** The tool's description, then a line naming the MCP tool, its title and what its annotations promise. */
+function toolDescription(tool: McpTool): string {
+  const hints = tool.annotations ?? {};
+  const traits = [
+    hints.readOnlyHint === true ? 'read-only' : undefined,
+    hints.destructiveHint === true ? 'destructive' : hints.destructiveHint === false && hints.readOnlyHint !== true ? 'not destructive' : undefined,
+    hints.idempotentHint === true ? 'idempotent' : undefined,
+    hints.openWorldHint === true ? 'open-world' : hints.openWorldHint === false ? 'closed-world' : undefined,
+  ].filter((trait): trait is string => trait !== undefined);
+  const title = tool.title ?? hints.title;
+  const about = `MCP tool \`${tool.name}\`${title ? ` ("${title}")` : ''}${traits.length ? `: ${traits.join(', ')}` : ''}.`;
+  return [tool.description?.trim(), about].filter(Boolean).join('\n\n');
+}
+
+function promptFunction(prompt: McpPrompt, server: string): Omit<FunctionIR, 'name'> {
+  const args = prompt.arguments ?? [];
+  const properties = Object.fromEntries(
+    args.map((arg) => [arg.name, { type: 'string' as const, ...(arg.description ? { description: arg.description } : {}) }]),
+  );
+  const required = args.filter((arg) => arg.required === true).map((arg) => arg.name);
+  const title = prompt.title ? ` ("${prompt.title}")` : '';
+  return {
+    sourceName: promptSourceName(prompt.name),
+    description: [prompt.description?.trim(), `MCP prompt \`${prompt.name}\`${title} of "${server}"; resolves to its messages.`]
+      .filter(Boolean)
+      .join('\n\n'),
+    parameters: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false },
+    returnsType: 'McpPromptMessage[]',
+  };
+}

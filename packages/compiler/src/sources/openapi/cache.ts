@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isRecord } from './config.js';
+
+/** One fetched spec as stored in the cache: where it was asked for, which URL answered, its text and when. */
+export interface CachedSpec {
+  /** The URL asked for: the spec URL, or the server URL discovery started from. */
+  key: string;
+  /** The URL that answered with the spec. */
+  url: string;
+  text: string;
+  /** Epoch milliseconds of the fetch. */
+  fetchedAt: number;
+}
+
+/** The folder of the spec cache inside a build output folder. */
+export function specCacheDir(outDir: string): string {
+  return join(outDir, 'cache', 'openapi');
+}
+
+/**
+ * Returns the cached entry for `key` when it is younger than `ttlMs` at `now`; undefined when missing, stale or
+ * unreadable (a broken cache entry is a miss, never an error).
+ */
+export async function readCachedSpec(dir: string, key: string, ttlMs: number, now = Date.now()): Promise<CachedSpec | undefined> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(entryFile(dir, key), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value) || value.key !== key || typeof value.url !== 'string' || typeof value.text !== 'string') return undefined;
+  if (typeof value.fetchedAt !== 'number' || now - value.fetchedAt >= ttlMs || value.fetchedAt > now) return undefined;
+  return { key, url: value.url, text: value.text, fetchedAt: value.fetchedAt };
+}
+
+/** Stores `entry` (write to a temporary file, then rename, so readers never see half an entry); returns its path. */
+export async function writeCachedSpec(dir: string, entry: CachedSpec): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const file = entryFile(dir, entry.key);
+  const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  await writeFile(temporary, JSON.stringify(entry));
+  await rename(temporary, file);
+  return file;
+}
+
+function entryFile(dir: string, key: string): string {
+  return join(dir, `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`);
+}

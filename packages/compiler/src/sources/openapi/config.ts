@@ -1,0 +1,132 @@
+import { readFile } from 'node:fs/promises';
+import type { Diagnostic, OpenApiAuth } from '@agent-spaces/capabilities';
+
+/**
+ * One OpenAPI server as a capability source. Give `spec` (a file path or an http(s) URL) or `url` (a server whose
+ * spec is discovered at `/openapi.json`, `/`, `/api/openapi.json`, `/docs/openapi.json`).
+ */
+export interface OpenApiSourceConfig {
+  /** Capability name; its id and export name are derived from it (`todo api` → `todo-api`, `todoApi`). */
+  name: string;
+  /** Spec file path (relative to the build's root folder; to the source file in a `.openapi.json`) or http(s) URL. */
+  spec?: string;
+  /** Server URL to discover the spec from when `spec` is not given. */
+  url?: string;
+  /** Base URL of every request; default: the spec's first server, else the server `url` or the spec URL's origin. */
+  baseUrl?: string;
+  /** Credentials; values are `${VAR}` placeholders resolved from the host environment at call time. */
+  auth?: OpenApiAuth;
+  /** Extra headers of every request; values may hold `${VAR}` placeholders. */
+  headers?: Record<string, string>;
+  /**
+   * Approval: `true`/`false` for every operation, or a map by function name, operationId or `METHOD /path`.
+   * Operations not in the map keep the default: everything but GET, HEAD and OPTIONS needs approval.
+   */
+  requiresApproval?: boolean | Record<string, boolean>;
+  /** Overrides the spec's `info.description`. */
+  description?: string;
+  /** Seconds a fetched spec stays fresh in `<outDir>/cache/openapi/` (default 3600). */
+  cacheTtl?: number;
+}
+
+/**
+ * Checks an untrusted `openapi` source entry; returns `{ key, message }` for the first problem (the key is a dotted
+ * path inside the entry), or undefined when it is valid.
+ */
+export function findOpenApiSourceProblem(value: unknown): { key: string; message: string } | undefined {
+  if (!isRecord(value)) return { key: '', message: 'must be an object' };
+  if (typeof value.name !== 'string' || value.name.trim() === '') return { key: 'name', message: 'must be a non-empty string' };
+  if (value.spec === undefined && value.url === undefined) return { key: 'spec', message: 'give "spec" (a file or URL) or "url" (a server to discover)' };
+  for (const key of ['spec', 'url', 'baseUrl', 'description'] as const) {
+    if (value[key] !== undefined && (typeof value[key] !== 'string' || value[key] === '')) return { key, message: 'must be a non-empty string' };
+  }
+  for (const key of ['url', 'baseUrl'] as const) {
+    if (typeof value[key] === 'string' && !/^https?:\/\//i.test(value[key])) return { key, message: 'must be an http(s) URL' };
+  }
+  if (value.headers !== undefined && !isStringRecord(value.headers)) return { key: 'headers', message: 'must map header names to strings' };
+  if (value.cacheTtl !== undefined && !(typeof value.cacheTtl === 'number' && value.cacheTtl >= 0)) {
+    return { key: 'cacheTtl', message: 'must be a number of seconds >= 0' };
+  }
+  const approval = value.requiresApproval;
+  if (approval !== undefined && typeof approval !== 'boolean' && !(isRecord(approval) && Object.values(approval).every((v) => typeof v === 'boolean'))) {
+    return { key: 'requiresApproval', message: 'must be a boolean or a map of operation to boolean' };
+  }
+  if (value.auth !== undefined) return findAuthProblem(value.auth);
+  return undefined;
+}
+
+function findAuthProblem(auth: unknown): { key: string; message: string } | undefined {
+  if (!isRecord(auth)) return { key: 'auth', message: 'must be an object' };
+  const need = (keys: readonly string[]) => {
+    const missing = keys.find((key) => typeof auth[key] !== 'string');
+    return missing ? { key: `auth.${missing}`, message: 'must be a string' } : undefined;
+  };
+  switch (auth.type) {
+    case 'bearer':
+      return need(['token']);
+    case 'apiKey':
+      if (auth.in !== 'header' && auth.in !== 'query') return { key: 'auth.in', message: 'must be "header" or "query"' };
+      return need(['name', 'value']);
+    case 'basic':
+      return need(['username', 'password']);
+    default:
+      return { key: 'auth.type', message: 'must be "bearer", "apiKey" or "basic"' };
+  }
+}
+
+/** What {@link readActionServers} found: one source per auto-discovered server, and problems by JSON pointer. */
+export interface ActionServers {
+  sources: OpenApiSourceConfig[];
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Reads seed 003's `action_servers.json` as is: `{ "servers": { key: { name, url, description, auto_discover } } }`.
+ * Servers with `auto_discover: false` are skipped with a warning (their actions are not discoverable); `shown` is the
+ * path diagnostics name.
+ */
+export async function readActionServers(file: string, shown = file): Promise<ActionServers> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'SOURCE_NOT_FOUND' : 'INVALID_JSON';
+    return { sources: [], diagnostics: [{ code, severity: 'error', file: shown, message: `${shown}: ${(error as Error).message}` }] };
+  }
+  return parseActionServers(value, shown);
+}
+
+/** {@link readActionServers} for a value already parsed. */
+export function parseActionServers(value: unknown, shown: string): ActionServers {
+  const diagnostics: Diagnostic[] = [];
+  const problem = (pointer: string, message: string, severity: Diagnostic['severity'] = 'error') =>
+    diagnostics.push({ code: 'INVALID_DEFINITION', severity, file: shown, pointer, message });
+  if (!isRecord(value) || !isRecord(value.servers)) {
+    problem('/servers', `${shown}: "servers" must be an object`);
+    return { sources: [], diagnostics };
+  }
+  const sources: OpenApiSourceConfig[] = [];
+  for (const [key, server] of Object.entries(value.servers)) {
+    const pointer = `/servers/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (!isRecord(server) || typeof server.url !== 'string' || !/^https?:\/\//i.test(server.url)) {
+      problem(pointer, `${shown}: server "${key}" needs an http(s) "url"`);
+      continue;
+    }
+    if (server.auto_discover === false) {
+      problem(pointer, `${shown}: server "${key}" has auto_discover: false and is skipped`, 'warning');
+      continue;
+    }
+    const name = typeof server.name === 'string' && server.name !== '' ? server.name : key;
+    sources.push({ name, url: server.url, ...(typeof server.description === 'string' ? { description: server.description } : {}) });
+  }
+  return { sources, diagnostics };
+}
+
+/** True for a plain (non-array) object. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return isRecord(value) && Object.values(value).every((v) => typeof v === 'string');
+}

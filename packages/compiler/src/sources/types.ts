@@ -1,0 +1,28 @@
+import type { CapabilityIR, Diagnostic } from '@agent-spaces/capabilities';
+
+/** What one source reader produced from one definition file. */
+export interface SourceResult {
+  /** Capabilities found in the file (usually one; none when the file is unusable). */
+  capabilities: CapabilityIR[];
+  /** Problems found, located by file and JSON pointer; an `error` fails the file's capabilities. */
+  diagnostics: Diagnostic[];
+  /** Absolute paths of every file read (the definition and anything it pulled in), for change detection. */
+  inputs: string[];
+  /** Source text of `host.mjs` by capability id, for capabilities whose handlers are bundled into the output. */
+  hostModules: Record<string, string>;
+}
+
+/** What a reader knows about the build it runs in. */
+export interface SourceContext {
+  /** Folder of the config file; source paths in diagnostics and IR are relative to it. */
+  rootDir: string;
+  /** Absolute output folder (`<rootDir>/.agent-spaces` by default). */
+  outDir: string;
+  /** Path of `file` relative to `rootDir`, with `/` separators. */
+  relative(file: string): string;
+  /** Fetch remote inputs (OpenAPI specs) again, ignoring cached copies (`capabilities build --refresh`). */
+  refresh?: boolean;
+}
+
+/** Reads one definition file (absolute path) into capability IR; reports problems as diagnostics, never throws. */
+export type SourceReader = (file: string, context: SourceContext) => Promise<SourceResult>;

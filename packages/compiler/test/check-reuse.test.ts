@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import type { Program } from 'typescript';
+import { createTypechecker } from '../src/check/index.js';
+import { ServiceTypechecker } from '../src/check/service.js';
+
+// A file of its own: no other typechecker may hold the lib files while the first one is disposed.
+const declarations = new Map([['answer.d.ts', "declare module '@capabilities/answer' { export const answer: number; }"]]);
+const code = (n: number) => `import { answer } from '@capabilities/answer';\nexport default answer + ${n};`;
+
+const libFiles = (program: Program) => program.getSourceFiles().filter((file) => program.isSourceFileDefaultLibrary(file));
+
+describe('reuse', () => {
+  it('keeps the lib SourceFiles across checks and across typecheckers instead of re-parsing them', async () => {
+    const first = await createTypechecker({ declarations });
+    if (!(first instanceof ServiceTypechecker)) throw new Error('expected the language-service typechecker');
+    first.check(code(1));
+    const program1 = first.getProgram()!;
+    const libs1 = libFiles(program1);
+    expect(libs1.map((f) => f.fileName)).toContainEqual(expect.stringMatching(/lib\.es2023\.d\.ts$/));
+
+    first.check(code(2));
+    const program2 = first.getProgram()!;
+    expect(program2).not.toBe(program1);
+    expect(libFiles(program2)).toHaveLength(libs1.length);
+    libFiles(program2).forEach((file, i) => expect(file).toBe(libs1[i]));
+
+    first.check(code(2));
+    expect(first.getProgram()).toBe(program2);
+    first.dispose();
+    expect(() => first.check(code(3))).toThrow(expect.objectContaining({ code: 'INTERNAL' }));
+
+    const second = await createTypechecker({ declarations });
+    if (!(second instanceof ServiceTypechecker)) throw new Error('expected the language-service typechecker');
+    second.check(code(3));
+    expect(libFiles(second.getProgram()!)).toHaveLength(libs1.length);
+    libFiles(second.getProgram()!).forEach((file, i) => expect(file).toBe(libs1[i]));
+    second.dispose();
+  });
+});

@@ -1,0 +1,164 @@
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isAgentSpacesError } from '@agent-spaces/capabilities';
+import { loadConfig, resolveConfig } from '../src/config/load.js';
+
+const repoNodeModules = resolve(import.meta.dirname, '../../../node_modules');
+let dir: string;
+
+/** A project folder with the given files and the repo's node_modules linked in (so configs can import packages). */
+async function project(files: Record<string, string>): Promise<string> {
+  for (const [name, content] of Object.entries(files)) {
+    await mkdir(resolve(dir, name, '..'), { recursive: true });
+    await writeFile(join(dir, name), content);
+  }
+  return dir;
+}
+
+async function loadError(options: Parameters<typeof loadConfig>[0]) {
+  const error: unknown = await loadConfig(options).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!isAgentSpacesError(error)) throw new Error(`expected an AgentSpacesError, got ${String(error)}`);
+  return error;
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'as-config-'));
+  await symlink(repoNodeModules, join(dir, 'node_modules'), 'dir');
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('loadConfig formats', () => {
+  it('loads a TypeScript config that uses defineConfig and a local import, and leaves no temp file', async () => {
+    await project({
+      'agent-spaces.config.ts': `
+        import { defineConfig } from '@agent-spaces/capabilities';
+        import { tools } from './paths';
+        const out: string = 'build/out';
+        export default defineConfig({ capabilities: tools, outDir: out });`,
+      'paths.ts': `export const tools: string[] = ['tools/*.json'];`,
+    });
+    const loaded = await loadConfig({ cwd: dir });
+    expect(loaded).toEqual({
+      config: { capabilities: ['tools/*.json'], outDir: join(dir, 'build/out') },
+      file: join(dir, 'agent-spaces.config.ts'),
+      rootDir: dir,
+    });
+    expect((await readdir(dir)).sort()).toEqual(['agent-spaces.config.ts', 'node_modules', 'paths.ts']);
+  });
+
+  it('loads an .mjs config', async () => {
+    await project({ 'agent-spaces.config.mjs': `export default { capabilities: ['a.json'] };` });
+    const { config, file } = await loadConfig({ cwd: dir });
+    expect(file).toBe(join(dir, 'agent-spaces.config.mjs'));
+    expect(config.capabilities).toEqual(['a.json']);
+  });
+
+  it('loads a .json config', async () => {
+    await project({ 'agent-spaces.config.json': JSON.stringify({ outDir: 'out' }) });
+    const { config } = await loadConfig({ cwd: dir });
+    expect(config).toEqual({ capabilities: ['capabilities/*'], outDir: join(dir, 'out') });
+  });
+
+  it('loads an explicit config file relative to cwd and resolves paths against its folder', async () => {
+    await project({ 'conf/custom.json': JSON.stringify({ capabilities: ['x/*.ts'] }) });
+    const loaded = await loadConfig({ cwd: dir, configFile: 'conf/custom.json' });
+    expect(loaded.rootDir).toBe(join(dir, 'conf'));
+    expect(loaded.config.outDir).toBe(join(dir, 'conf/.agent-spaces'));
+  });
+});
+
+describe('loadConfig lookup', () => {
+  it('prefers .ts over .mjs over .json', async () => {
+    await project({
+      'agent-spaces.config.json': JSON.stringify({ outDir: 'json' }),
+      'agent-spaces.config.mjs': `export default { outDir: 'mjs' };`,
+    });
+    expect((await loadConfig({ cwd: dir })).config.outDir).toBe(join(dir, 'mjs'));
+    await project({ 'agent-spaces.config.ts': `export default { outDir: 'ts' };` });
+    expect((await loadConfig({ cwd: dir })).config.outDir).toBe(join(dir, 'ts'));
+  });
+
+  it('reports CONFIG_NOT_FOUND listing every name tried', async () => {
+    const error = await loadError({ cwd: dir });
+    expect(error.code).toBe('CONFIG_NOT_FOUND');
+    expect(error.data).toEqual({
+      cwd: dir,
+      tried: ['agent-spaces.config.ts', 'agent-spaces.config.mjs', 'agent-spaces.config.json'],
+    });
+    expect(error.message).toContain('agent-spaces.config.mjs');
+  });
+
+  it('reports CONFIG_NOT_FOUND for a missing explicit file', async () => {
+    const error = await loadError({ cwd: dir, configFile: 'nope.ts' });
+    expect(error.code).toBe('CONFIG_NOT_FOUND');
+    expect(error.data?.tried).toEqual(['nope.ts']);
+  });
+});
+
+describe('loadConfig validation', () => {
+  it('rejects an unknown key, naming the file and the key', async () => {
+    await project({ 'agent-spaces.config.ts': `export default { capabilities: [], mcpServer: {} };` });
+    const error = await loadError({ cwd: dir });
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.data).toEqual({ file: join(dir, 'agent-spaces.config.ts'), key: 'mcpServer' });
+    expect(error.message).toMatch(/^agent-spaces\.config\.ts: unknown key "mcpServer"/);
+  });
+
+  it.each([
+    ['capabilities', `'capabilities/*'`],
+    ['capabilities', `[1]`],
+    ['outDir', `''`],
+    ['outDir', `42`],
+  ])('rejects a wrong type for %s (%s)', async (key, value) => {
+    await project({ 'agent-spaces.config.mjs': `export default { ${key}: ${value} };` });
+    const error = await loadError({ cwd: dir });
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.data?.key).toBe(key);
+  });
+
+  it.each([
+    ['agent-spaces.config.json', '{ "outDir": '],
+    ['agent-spaces.config.json', '[]'],
+    ['agent-spaces.config.mjs', `export const outDir = 'x';`],
+    ['agent-spaces.config.mjs', `throw new Error('boom');`],
+    ['agent-spaces.config.ts', `export default { outDir: 'x' `],
+  ])('rejects a malformed %s as CONFIG_INVALID', async (name, content) => {
+    await project({ [name]: content });
+    const error = await loadError({ cwd: dir });
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.data).toEqual({ file: join(dir, name), key: 'default' });
+  });
+
+  it('rejects an explicit config file of an unsupported type', async () => {
+    await project({ 'config.yaml': 'outDir: x' });
+    expect((await loadError({ cwd: dir, configFile: 'config.yaml' })).code).toBe('CONFIG_INVALID');
+  });
+});
+
+describe('the repository config', () => {
+  it('builds the example capabilities from capabilities/*.ts and capabilities/*.json', async () => {
+    const repo = resolve(import.meta.dirname, '../../..');
+    expect(await loadConfig({ cwd: repo })).toEqual({
+      config: { capabilities: ['capabilities/*.ts', 'capabilities/*.json'], outDir: join(repo, '.agent-spaces') },
+      file: join(repo, 'agent-spaces.config.ts'),
+      rootDir: repo,
+    });
+  });
+});
+
+describe('resolveConfig', () => {
+  it('fills defaults into a new object without mutating the input', () => {
+    const input = Object.freeze({ capabilities: Object.freeze(['a/*']) as string[] });
+    const resolved = resolveConfig(input, '/project');
+    expect(resolved).toEqual({ capabilities: ['a/*'], outDir: '/project/.agent-spaces' });
+    expect(resolved.capabilities).not.toBe(input.capabilities);
+    expect(input).toEqual({ capabilities: ['a/*'] });
+  });
+});

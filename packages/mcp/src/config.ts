@@ -1,0 +1,175 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AgentSpacesError } from '@agent-spaces/capabilities';
+
+/**
+ * `mcpServers` in exactly the shape Claude Desktop, Cursor and `.mcp.json` files use. Values may hold `${VAR}` /
+ * `${VAR:-default}` placeholders; they stay unexpanded here and are expanded only when a server is connected.
+ */
+
+/** A server started as a child process that speaks JSON-RPC over its stdin/stdout. */
+export interface McpStdioServerConfig {
+  type?: 'stdio';
+  command: string;
+  args?: string[];
+  /** Added to a small safe default environment (`PATH`, `HOME`, …), as Claude Desktop does. */
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/**
+ * A server reached over HTTP: `type: 'http'` is Streamable HTTP, `'sse'` the old HTTP+SSE transport, and no
+ * `type` tries Streamable HTTP first and falls back to SSE when the server answers with a 4xx.
+ */
+export interface McpRemoteServerConfig {
+  type?: 'http' | 'sse';
+  url: string;
+  headers?: Record<string, string>;
+}
+
+/** One entry of `mcpServers`. */
+export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
+
+/** `mcpServers`: server name -> how to reach it. */
+export type McpServers = Record<string, McpServerConfig>;
+
+/** True when `config` starts a local process (it has a `command`). */
+export function isStdioServer(config: McpServerConfig): config is McpStdioServerConfig {
+  return 'command' in config;
+}
+
+const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const STDIO_KEYS = new Set(['type', 'command', 'args', 'env', 'cwd']);
+const REMOTE_KEYS = new Set(['type', 'url', 'headers']);
+
+/**
+ * Validates an `mcpServers` value and returns it typed (a new object; placeholders untouched).
+ * Throws `CONFIG_INVALID` naming `where` (the file), the server and the field.
+ * @example parseMcpServers(JSON.parse(text).mcpServers, '.mcp.json')
+ */
+export function parseMcpServers(value: unknown, where = 'mcpServers'): McpServers {
+  if (!isRecord(value)) throw invalid(where, undefined, undefined, 'mcpServers must be an object of servers');
+  const servers: McpServers = {};
+  for (const [name, entry] of Object.entries(value)) {
+    if (!SERVER_NAME.test(name)) {
+      throw invalid(where, name, undefined, 'server names use letters, digits, "_", "-" and "." and start with a letter or digit');
+    }
+    servers[name] = parseServer(entry, where, name);
+  }
+  return servers;
+}
+
+function parseServer(entry: unknown, where: string, name: string): McpServerConfig {
+  if (!isRecord(entry)) throw invalid(where, name, undefined, 'must be an object');
+  const type = entry.type;
+  if (type !== undefined && type !== 'stdio' && type !== 'http' && type !== 'sse') {
+    throw invalid(where, name, 'type', 'must be "stdio", "http" or "sse"');
+  }
+  const remote = type === 'http' || type === 'sse' || (type === undefined && entry.command === undefined && entry.url !== undefined);
+  const allowed = remote ? REMOTE_KEYS : STDIO_KEYS;
+  for (const key of Object.keys(entry)) {
+    if (!allowed.has(key)) {
+      throw invalid(where, name, key, `is not a field of ${remote ? 'a remote (url)' : 'a stdio (command)'} server`);
+    }
+  }
+  if (remote) {
+    const url = nonEmptyString(entry.url, where, name, 'url');
+    const headers = stringRecord(entry.headers, where, name, 'headers');
+    const server: McpRemoteServerConfig = { url };
+    if (type === 'http' || type === 'sse') server.type = type;
+    if (headers) server.headers = headers;
+    return server;
+  }
+  const command = nonEmptyString(entry.command, where, name, 'command');
+  const args = stringArray(entry.args, where, name, 'args');
+  const env = stringRecord(entry.env, where, name, 'env');
+  const cwd = entry.cwd === undefined ? undefined : nonEmptyString(entry.cwd, where, name, 'cwd');
+  return {
+    ...(type === 'stdio' ? { type } : {}),
+    command,
+    ...(args ? { args } : {}),
+    ...(env ? { env } : {}),
+    ...(cwd ? { cwd } : {}),
+  };
+}
+
+/**
+ * Reads an existing `.mcp.json` / `mcp.json` (Claude Desktop / Cursor format, `{ "mcpServers": {...} }`) as is.
+ * Throws `CONFIG_NOT_FOUND`, `INVALID_JSON` or `CONFIG_INVALID`, each naming the file.
+ */
+export async function readMcpJson(file: string): Promise<McpServers> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new AgentSpacesError('CONFIG_NOT_FOUND', `${file}: cannot read MCP config (${errorText(error)})`, { file });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new AgentSpacesError('INVALID_JSON', `${file}: ${errorText(error)}`, { file });
+  }
+  if (!isRecord(json) || json.mcpServers === undefined) {
+    throw new AgentSpacesError('CONFIG_INVALID', `${file}: expected { "mcpServers": { ... } }`, { file, field: 'mcpServers' });
+  }
+  return parseMcpServers(json.mcpServers, file);
+}
+
+/** Path of the project's `.mcp.json`, else `mcp.json`, else undefined. */
+export async function findMcpJson(projectRoot: string): Promise<string | undefined> {
+  for (const name of ['.mcp.json', 'mcp.json']) {
+    const file = join(projectRoot, name);
+    try {
+      await readFile(file);
+      return file;
+    } catch {
+      // not there: try the next name
+    }
+  }
+  return undefined;
+}
+
+function nonEmptyString(value: unknown, where: string, server: string, field: string): string {
+  if (typeof value !== 'string' || value === '') throw invalid(where, server, field, 'must be a non-empty string');
+  return value;
+}
+
+function stringArray(value: unknown, where: string, server: string, field: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) throw invalid(where, server, field, 'must be an array of strings');
+  return value.map((item, i) => {
+    if (typeof item !== 'string') throw invalid(where, server, `${field}[${i}]`, 'must be a string');
+    return item;
+  });
+}
+
+function stringRecord(value: unknown, where: string, server: string, field: string): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) throw invalid(where, server, field, 'must be an object of strings');
+  const out: Record<string, string> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (typeof item !== 'string') throw invalid(where, server, `${field}.${key}`, 'must be a string');
+    out[key] = item;
+  }
+  return out;
+}
+
+function invalid(where: string, server: string | undefined, field: string | undefined, problem: string): AgentSpacesError {
+  const path = ['mcpServers', server, field].filter((part) => part !== undefined).join('.');
+  return new AgentSpacesError('CONFIG_INVALID', `${where}: ${path} ${problem}`, {
+    file: where,
+    ...(server === undefined ? {} : { server }),
+    ...(field === undefined ? {} : { field }),
+  });
+}
+
+/** True for a plain (non-array, non-null) object. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The message of an error-like value. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

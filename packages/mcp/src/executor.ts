@@ -1,0 +1,64 @@
+import { AgentSpacesError, type HandlerContext } from '@agent-spaces/capabilities';
+import { isRecord } from './config.js';
+import type { McpClientPool, McpProgress } from './pool.js';
+import { toToolResult } from './result.js';
+import { parseMcpSourceName } from './source-names.js';
+
+/** Options of {@link createMcpExecutor}. */
+export interface McpExecutorOptions {
+  /** Per-call timeout (default: the pool's). */
+  timeoutMs?: number;
+  /** Receives the progress notifications of a call, with the call's context (to turn them into run events). */
+  onProgress?: (progress: McpProgress, context: HandlerContext) => void;
+}
+
+/** Executes one function of an MCP capability: `fn.sourceName` says which tool, resource function or prompt. */
+export type McpExecutor = (fn: { sourceName: string }, params: unknown, context: HandlerContext) => Promise<unknown>;
+
+/**
+ * The executor of the capabilities whose `executor` is `{ kind: 'mcp', server }`. A tool with an `outputSchema`
+ * resolves to its `structuredContent`, any other tool to `McpToolResult` (`{ content, text }`); `listResources` to the resources,
+ * `readResource` to the contents, a prompt function to the prompt's messages. The call is cancelled when
+ * `context.signal` aborts.
+ */
+export function createMcpExecutor(pool: McpClientPool, server: string, options: McpExecutorOptions = {}): McpExecutor {
+  return async (fn, params, context) => {
+    const onProgress = options.onProgress;
+    const callOptions = {
+      signal: context.signal,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(onProgress ? { onProgress: (progress: McpProgress) => onProgress(progress, context) } : {}),
+    };
+    const args = paramsObject(params, context);
+    const target = parseMcpSourceName(fn.sourceName);
+    switch (target.kind) {
+      case 'tool': {
+        const result = await pool.callTool(server, target.name, args, callOptions);
+        const tool = await pool.tool(server, target.name);
+        return tool?.outputSchema ? result.structuredContent : toToolResult(result);
+      }
+      case 'listResources':
+        return pool.listResources(server, callOptions);
+      case 'readResource': {
+        if (typeof args.uri !== 'string') {
+          throw new AgentSpacesError('INVALID_PARAMS', `${context.capability}.${context.function}: uri must be a string`, { server });
+        }
+        return pool.readResource(server, args.uri, callOptions);
+      }
+      case 'prompt': {
+        const promptArgs: Record<string, string> = {};
+        for (const [key, value] of Object.entries(args)) if (value !== undefined) promptArgs[key] = String(value);
+        return (await pool.getPrompt(server, target.name, promptArgs, callOptions)).messages;
+      }
+    }
+  };
+}
+
+function paramsObject(params: unknown, context: HandlerContext): Record<string, unknown> {
+  if (params === undefined || params === null) return {};
+  if (isRecord(params)) return params;
+  throw new AgentSpacesError('INVALID_PARAMS', `${context.capability}.${context.function}: params must be an object`, {
+    capability: context.capability,
+    function: context.function,
+  });
+}

@@ -1,0 +1,27 @@
+export {
+  findMcpJson,
+  isStdioServer,
+  parseMcpServers,
+  readMcpJson,
+  type McpRemoteServerConfig,
+  type McpServerConfig,
+  type McpServers,
+  type McpStdioServerConfig,
+} from './config.js';
+export { expandServerConfig, loadMcpEnv, parseDotEnv, type ExpandedServerConfig, type McpEnv, type McpEnvOptions } from './env.js';
+export type { McpExit, McpFailureReason } from './errors.js';
+export type { ConnectOptions } from './connect.js';
+export {
+  discover,
+  discoverAll,
+  hashTools,
+  type McpDiscovery,
+  type McpDiscoveryOutcome,
+  type McpPrompt,
+  type McpResource,
+  type McpTool,
+} from './discover.js';
+export { McpClientPool, type McpCallOptions, type McpPoolOptions, type McpProgress } from './pool.js';
+export type { McpToolResult } from './result.js';
+export { createMcpExecutor, type McpExecutor, type McpExecutorOptions } from './executor.js';
+export { MCP_LIST_RESOURCES, MCP_READ_RESOURCE, parseMcpSourceName, promptSourceName, type McpTarget } from './source-names.js';

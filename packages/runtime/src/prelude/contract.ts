@@ -1,0 +1,54 @@
+/**
+ * The private contract between the host side of the runtime and the in-isolate prelude. Both ends import this file:
+ * the host directly, the prelude through its esbuild bundle. Agent code never sees any of it: every global named here
+ * is deleted before agent code runs.
+ */
+import type { CallOutcome, WireError } from '@agent-spaces/capabilities';
+
+/** Global under which the host hands the prelude its call Callback; the prelude takes and deletes it. */
+export const HOST_CALL_GLOBAL = '__agentSpacesHostCall';
+/** Global under which the host hands the prelude its log Callback; the prelude takes and deletes it. */
+export const HOST_LOG_GLOBAL = '__agentSpacesHostLog';
+/** Global where the prelude leaves its {@link PreludeApi} for the host, which reads and deletes it. */
+export const PRELUDE_API_GLOBAL = '__agentSpacesPrelude';
+/** Global where the prelude leaves `call` for the bridge module, which takes and deletes it when evaluated. */
+export const BRIDGE_STASH_GLOBAL = '__agentSpacesBridge';
+
+/**
+ * Sandbox -> host, through the call Callback (sync mode: the isolate waits until the host has accepted the call,
+ * which bounds what a run can queue on the host). `message` is validated by the host with `parseSandboxMessage`.
+ * Returns `undefined` when the call was accepted (its outcome arrives later through {@link PreludeApi.settle}),
+ * or an error that rejects the call at once.
+ */
+export type HostCall = (id: number, message: unknown) => WireError | undefined;
+
+/** Sandbox -> host, through the log Callback (sync mode). Returns `undefined`, or the code that ends the run. */
+export type HostLog = (message: unknown) => string | undefined;
+
+/** The top-level declarations of one run, as getters, so a session can keep them as globals. */
+export type DeclarationGetters = Record<string, () => unknown>;
+
+/** The transpiled agent module's default export. */
+export type AgentMain = (register: (getters: DeclarationGetters) => void) => Promise<unknown>;
+
+/** An error thrown by agent code and not caught, described in the sandbox. */
+export interface ThrownError {
+  name: string;
+  message: string;
+  stack: string | undefined;
+  /** Set when the error is a `CapabilityError`. */
+  capabilityError?: WireError;
+  /** True for V8's `RangeError: Array buffer allocation failed` (the memory limit, seen from inside). */
+  outOfMemory: boolean;
+}
+
+/** What {@link PreludeApi.run} resolves with; it never rejects for agent errors. */
+export type MainResult = { ok: true; value: unknown } | { ok: false; thrown: ThrownError };
+
+/** What the prelude gives the host for one context. */
+export interface PreludeApi {
+  /** Delivers the outcome of call `id` (dropped when unknown). */
+  settle(id: number, outcome: CallOutcome): void;
+  /** Runs the agent module's default export; with `persist`, keeps its top-level declarations as globals. */
+  run(main: AgentMain, persist: boolean): Promise<MainResult>;
+}

@@ -1,0 +1,105 @@
+import type { HostPort, LogLevel, WireError } from '@agent-spaces/capabilities';
+import type { TranspiledScript } from '../assemble.js';
+import { HostChannel } from '../host-port.js';
+import type { RunLimits } from '../limits.js';
+import { payloadBytes } from '../payload.js';
+import type { Lease } from '../pool.js';
+import type { MainResult } from '../prelude/contract.js';
+import { aborted, cpuLimit, isolateError, resultTooLarge, scriptError, timeout, type RunOutcome } from './outcome.js';
+
+/** What one run needs besides its isolate and context. */
+export interface Execution {
+  script: TranspiledScript;
+  modules: ReadonlyMap<string, string>;
+  limits: RunLimits;
+  port: HostPort;
+  signal: AbortSignal | undefined;
+  onLog: ((entry: { level: LogLevel; message: string; timestamp: string }) => void) | undefined;
+  /** Keep the script's top-level declarations as globals (sessions). */
+  persist: boolean;
+  /** `performance.now()` when the run began: the wall clock counts from here. */
+  started: number;
+}
+
+/** How a run ended, and whether the agent's code had finished (if not, its isolate may still be busy). */
+export interface Executed {
+  outcome: RunOutcome;
+  settled: boolean;
+}
+
+type End = { result: MainResult } | { error: WireError };
+
+/**
+ * Runs a transpiled script in a leased context under its limits: the wall clock, CPU time, the abort signal and the
+ * channel's call, payload and log limits each end the run at once with a structured error. When the run ends,
+ * in-flight calls are aborted on the host and their outcomes dropped.
+ */
+export async function execute({ host, context }: Lease, run: Execution): Promise<Executed> {
+  const { limits, signal } = run;
+  const isolate = host.isolate;
+  const cpuStart = isolate.cpuTime;
+  let cpuMs = 0;
+  const cpuUsedMs = (): number => {
+    if (!host.disposed) cpuMs = Number(isolate.cpuTime - cpuStart) / 1e6;
+    return cpuMs;
+  };
+  let finish!: (end: End) => void;
+  const ended = new Promise<End>((resolve) => (finish = resolve));
+  const channel = new HostChannel(context.settle, { limits, port: run.port, fail: (error) => finish({ error }), onLog: run.onLog });
+  context.channel = channel;
+
+  const elapsed = (): number => performance.now() - run.started;
+  // One timer watches both clocks: CPU time grows no faster than wall time, so it is checked no earlier than it could
+  // have run out, and again when what is left of either budget has passed.
+  let timer: NodeJS.Timeout | undefined;
+  const watch = (): void => {
+    const wallLeft = limits.timeoutMs - elapsed();
+    if (wallLeft <= 0) return finish({ error: timeout(limits) });
+    const cpuLeft = limits.cpuTimeMs - cpuUsedMs();
+    if (cpuLeft <= 0) return finish({ error: cpuLimit(limits) });
+    timer = setTimeout(watch, Math.max(1, Math.min(wallLeft, cpuLeft)));
+  };
+  timer = setTimeout(watch, Math.max(0, Math.min(limits.timeoutMs - elapsed(), limits.cpuTimeMs)));
+  const onAbort = (): void => finish({ error: aborted(signal?.reason) });
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  let settled = false;
+  if (signal?.aborted) {
+    settled = true;
+    onAbort();
+  } else {
+    try {
+      const main = context.link(run.script, run.modules, limits.timeoutMs - elapsed());
+      context.start(main, run.persist).then(
+        (result) => {
+          settled = true;
+          finish({ result });
+        },
+        (error: unknown) => {
+          settled = true;
+          finish({ error: isolateError(error, limits, host.disposed) });
+        },
+      );
+    } catch (error) {
+      // Linking runs synchronously and only trusted code: nothing of the agent's is left running.
+      settled = true;
+      finish({ error: isolateError(error, limits, host.disposed) });
+    }
+  }
+
+  const end = await ended;
+  clearTimeout(timer);
+  signal?.removeEventListener('abort', onAbort);
+  channel.end();
+  context.channel = undefined;
+
+  const stats = { durationMs: elapsed(), capabilityCalls: channel.calls, cpuTimeMs: cpuUsedMs() };
+  const logs = channel.logs;
+  if ('error' in end) return { settled, outcome: { ok: false, error: end.error, logs, stats } };
+  if (!end.result.ok) return { settled, outcome: { ok: false, error: scriptError(end.result.thrown), logs, stats } };
+  const value = end.result.value;
+  if (payloadBytes(value, limits.maxPayloadBytes) > limits.maxPayloadBytes) {
+    return { settled, outcome: { ok: false, error: resultTooLarge(limits), logs, stats } };
+  }
+  return { settled, outcome: { ok: true, value, logs, stats } };
+}

@@ -1,0 +1,114 @@
+import type { WireError } from '@agent-spaces/capabilities';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostChannel } from '../src/host-port.js';
+import { DEFAULT_LIMITS } from '../src/limits.js';
+import { payloadBytes } from '../src/payload.js';
+import { IsolateHost } from '../src/pool.js';
+import type { SandboxContext } from '../src/sandbox/context.js';
+import { createPort } from './helpers.js';
+
+let host: IsolateHost;
+let context: SandboxContext;
+beforeAll(async () => {
+  host = await IsolateHost.create(16);
+  context = await host.newContext(new Map());
+});
+afterAll(() => {
+  context.release();
+  host.dispose();
+});
+
+function channel(limits = DEFAULT_LIMITS): { channel: HostChannel; port: ReturnType<typeof createPort>; failures: WireError[] } {
+  const port = createPort();
+  const failures: WireError[] = [];
+  const ch = new HostChannel(context.settle, { limits, port, signal: new AbortController().signal, fail: (e) => failures.push(e) });
+  return { channel: ch, port, failures };
+}
+
+describe('HostChannel', () => {
+  it('accepts a well-formed call and hands it to the port', async () => {
+    const { channel: ch, port } = channel();
+    expect(ch.onCall(1, { kind: 'call', capability: 'math', function: 'add', params: { a: 1, b: 2 } })).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(port.calls).toEqual([{ kind: 'call', capability: 'math', function: 'add', params: { a: 1, b: 2 } }]);
+    expect(ch.calls).toBe(1);
+  });
+
+  it('refuses a log message sent on the call channel', () => {
+    const { channel: ch, port } = channel();
+    expect(ch.onCall(1, { kind: 'log', level: 'log', message: 'x' })).toMatchObject({ code: 'INTERNAL' });
+    expect(port.calls).toEqual([]);
+    expect(ch.calls).toBe(0);
+  });
+
+  it('refuses malformed calls and ids', () => {
+    const { channel: ch, port } = channel();
+    expect(ch.onCall(1, { kind: 'call', capability: 42, function: 'add' })).toMatchObject({ code: 'INTERNAL' });
+    expect(ch.onCall(1, 'call math.add')).toMatchObject({ code: 'INTERNAL' });
+    expect(ch.onCall('1', { kind: 'call', capability: 'math', function: 'add' })).toMatchObject({ code: 'INTERNAL' });
+    expect(ch.onCall(1.5, { kind: 'call', capability: 'math', function: 'add' })).toMatchObject({ code: 'INTERNAL' });
+    expect(port.calls).toEqual([]);
+  });
+
+  it('refuses a call message sent on the log channel, and unknown levels', () => {
+    const { channel: ch } = channel();
+    expect(ch.onLog({ kind: 'call', capability: 'math', function: 'add' })).toBe('INTERNAL');
+    expect(ch.onLog({ kind: 'log', level: 'trace', message: 'x' })).toBe('INTERNAL');
+    expect(ch.logs).toEqual([]);
+  });
+
+  it('refuses everything once ended', () => {
+    const { channel: ch, port } = channel();
+    ch.end();
+    expect(ch.onCall(1, { kind: 'call', capability: 'math', function: 'add', params: {} })).toMatchObject({ code: 'ABORTED' });
+    expect(ch.onLog({ kind: 'log', level: 'log', message: 'late' })).toBe('ABORTED');
+    expect(port.calls).toEqual([]);
+    expect(ch.logs).toEqual([]);
+  });
+
+  it('fails the run past the call limit without calling the port', () => {
+    const { channel: ch, port, failures } = channel({ ...DEFAULT_LIMITS, maxCapabilityCalls: 1 });
+    ch.onCall(1, { kind: 'call', capability: 'math', function: 'add', params: { a: 1, b: 1 } });
+    expect(ch.onCall(2, { kind: 'call', capability: 'math', function: 'add', params: { a: 1, b: 1 } })).toMatchObject({ code: 'MAX_CALLS' });
+    expect(failures.map((f) => f.code)).toEqual(['MAX_CALLS']);
+    expect(port.calls).toHaveLength(1);
+  });
+});
+
+describe('payloadBytes', () => {
+  it('grows with the size of strings, arrays, maps and binary data', () => {
+    expect(payloadBytes('x'.repeat(1000), Infinity)).toBeGreaterThanOrEqual(1000);
+    expect(payloadBytes(new Uint8Array(2048), Infinity)).toBeGreaterThanOrEqual(2048);
+    expect(payloadBytes(new Map([['k', 'v'.repeat(500)]]), Infinity)).toBeGreaterThanOrEqual(500);
+    expect(payloadBytes({ a: 1 }, Infinity)).toBeLessThan(payloadBytes({ a: 1, b: [1, 2, 3] }, Infinity));
+  });
+
+  it('counts a shared or cyclic object once', () => {
+    const shared = { text: 'y'.repeat(1000) };
+    const cyclic: Record<string, unknown> = { shared };
+    cyclic.self = cyclic;
+    expect(payloadBytes([shared, shared, cyclic], Infinity)).toBeLessThan(1100);
+  });
+
+  it('stops counting soon after the limit', () => {
+    const huge = Array.from({ length: 100_000 }, () => 'z'.repeat(100));
+    const measured = payloadBytes(huge, 1000);
+    expect(measured).toBeGreaterThan(1000);
+    expect(measured).toBeLessThan(200_000);
+  });
+
+  it('measures very deep values without overflowing the stack', () => {
+    let deep: unknown = 'end';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(payloadBytes(deep, Infinity)).toBeGreaterThan(100_000);
+  });
+});
+
+describe('SandboxContext.link', () => {
+  it('refuses agent-spaces:bridge to the agent module even if the import check were bypassed', async () => {
+    const own = await host.newContext(new Map());
+    const script = { code: `import { call } from 'agent-spaces:bridge';\nexport default async function __main__() { return call; }`, imports: [], declarations: [] };
+    expect(() => own.link(script, new Map(), 1000)).toThrow(expect.objectContaining({ code: 'IMPORT_NOT_FOUND' }));
+    own.release();
+  });
+});

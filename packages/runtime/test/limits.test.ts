@@ -1,0 +1,175 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS, Sandbox, type RunLimits, type RunOutcome } from '../src/index.js';
+import { resolveLimits } from '../src/limits.js';
+import { MODULES, createPort } from './helpers.js';
+
+/** Allowed lateness of a limit, as the runtime promises. */
+const SLACK_MS = 100;
+
+const sandbox = new Sandbox({ modules: MODULES, limits: { memoryMb: 32 } });
+afterAll(() => sandbox.close());
+
+async function limited(code: string, limits: Partial<RunLimits>, signal?: AbortSignal): Promise<RunOutcome> {
+  return sandbox.run(code, { port: createPort(), limits, ...(signal ? { signal } : {}) });
+}
+
+/** The next run on the same sandbox works. */
+async function stillServes(): Promise<void> {
+  const outcome = await sandbox.run(`import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 1 });`, { port: createPort() });
+  expect(outcome).toMatchObject({ ok: true, value: 2 });
+}
+
+function expectCode(outcome: RunOutcome, code: string): void {
+  expect(outcome.ok ? 'ok' : outcome.error.code).toBe(code);
+}
+
+describe('wall-clock limit', () => {
+  it('ends a synchronous infinite loop', async () => {
+    const outcome = await limited('while (true) {}', { timeoutMs: 300 });
+    expectCode(outcome, 'TIMEOUT');
+    expect(outcome.stats.durationMs).toBeLessThan(300 + SLACK_MS);
+    await stillServes();
+  });
+
+  it('ends an infinite loop inside an async continuation', async () => {
+    const outcome = await limited(`import { math } from '@capabilities/math';\nawait math.sleep({ ms: 10 });\nwhile (true) {}`, { timeoutMs: 300 });
+    expectCode(outcome, 'TIMEOUT');
+    expect(outcome.stats.durationMs).toBeLessThan(300 + SLACK_MS);
+    await stillServes();
+  });
+
+  it('ends a microtask loop', async () => {
+    const outcome = await limited('for (;;) await null;', { timeoutMs: 300 });
+    expectCode(outcome, 'TIMEOUT');
+    expect(outcome.stats.durationMs).toBeLessThan(300 + SLACK_MS);
+    await stillServes();
+  });
+
+  it('ends a promise that never settles', async () => {
+    const outcome = await limited('await new Promise(() => {});', { timeoutMs: 200 });
+    expectCode(outcome, 'TIMEOUT');
+    expect(outcome.stats.durationMs).toBeLessThan(200 + SLACK_MS);
+    await stillServes();
+  });
+
+  it('ends a host call that never answers, and aborts its signal', async () => {
+    const port = createPort();
+    const outcome = await sandbox.run(`import { math } from '@capabilities/math';\nawait math.sleep({ ms: 5000 });`, { port, limits: { timeoutMs: 200 } });
+    expectCode(outcome, 'TIMEOUT');
+    expect(outcome.stats.durationMs).toBeLessThan(200 + SLACK_MS);
+    expect(port.signals[0]?.aborted).toBe(true);
+    await stillServes();
+  });
+});
+
+describe('CPU limit', () => {
+  it('ends a run that burns more CPU time than allowed', async () => {
+    const outcome = await limited('let n = 0;\nwhile (true) n++;', { cpuTimeMs: 200, timeoutMs: 10_000 });
+    expectCode(outcome, 'CPU_LIMIT');
+    expect(outcome.stats.cpuTimeMs).toBeGreaterThanOrEqual(200);
+    expect(outcome.stats.cpuTimeMs).toBeLessThan(200 + SLACK_MS);
+    await stillServes();
+  });
+});
+
+describe('memory limit', () => {
+  it('ends an allocation bomb with MEMORY_LIMIT', async () => {
+    const outcome = await limited('const hog: number[][] = [];\nwhile (true) hog.push(new Array(10_000).fill(1));', {});
+    expectCode(outcome, 'MEMORY_LIMIT');
+    await stillServes();
+  });
+
+  it('reports a refused ArrayBuffer allocation as MEMORY_LIMIT', async () => {
+    const outcome = await limited('const hog: ArrayBuffer[] = [];\nwhile (true) hog.push(new ArrayBuffer(4 * 1024 * 1024));', {});
+    expectCode(outcome, 'MEMORY_LIMIT');
+    await stillServes();
+  });
+
+  it('turns deep recursion into a catchable RangeError', async () => {
+    const outcome = await limited('function down(n: number): number { return down(n + 1) + 1; }\nreturn down(0);', {});
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'SCRIPT_ERROR', data: { name: 'RangeError' } } });
+    await stillServes();
+  });
+});
+
+describe('call, payload and log limits', () => {
+  it('ends the run at the call past maxCapabilityCalls, even when the agent catches', async () => {
+    const outcome = await limited(
+      `import { math } from '@capabilities/math';\nfor (let i = 0; i < 10; i++) { try { await math.add({ a: i, b: 0 }); } catch {} }\nreturn 'finished';`,
+      { maxCapabilityCalls: 5 },
+    );
+    expectCode(outcome, 'MAX_CALLS');
+    expect(outcome.stats.capabilityCalls).toBe(5);
+    await stillServes();
+  });
+
+  it('ends the run when a call sends params over maxPayloadBytes', async () => {
+    const outcome = await limited(`import { math } from '@capabilities/math';\nawait math.echo({ value: 'x'.repeat(5000) });`, { maxPayloadBytes: 1000 });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'PAYLOAD_TOO_LARGE', data: { direction: 'params' } } });
+    await stillServes();
+  });
+
+  it('ends the run when a call result is over maxPayloadBytes', async () => {
+    const port = { call: async () => ({ ok: true as const, value: 'y'.repeat(5000) }) };
+    const outcome = await sandbox.run(`import { math } from '@capabilities/math';\nreturn (await math.add({})).length;`, { port, limits: { maxPayloadBytes: 1000 } });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'PAYLOAD_TOO_LARGE', data: { direction: 'result' } } });
+    await stillServes();
+  });
+
+  it("ends the run when the run's result is over maxPayloadBytes", async () => {
+    const outcome = await limited(`return 'z'.repeat(5000);`, { maxPayloadBytes: 1000 });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'PAYLOAD_TOO_LARGE', data: { direction: 'result' } } });
+    await stillServes();
+  });
+
+  it('ends the run past maxLogBytes, keeping the lines before it', async () => {
+    const outcome = await limited(`for (let i = 0; ; i++) console.log('line ' + i + ' ' + 'x'.repeat(20));`, { maxLogBytes: 100 });
+    expectCode(outcome, 'LOG_LIMIT');
+    expect(outcome.logs.length).toBe(3);
+    expect(outcome.logs.reduce((n, l) => n + l.message.length, 0)).toBeLessThanOrEqual(100);
+    await stillServes();
+  });
+});
+
+describe('abort', () => {
+  it('ends the run with ABORTED and aborts the signal given to host calls', async () => {
+    const controller = new AbortController();
+    const port = createPort();
+    const pending = sandbox.run(`import { math } from '@capabilities/math';\nawait math.sleep({ ms: 10_000 });`, { port, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('user cancelled')), 100);
+    const outcome = await pending;
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'ABORTED', message: 'The run was aborted: user cancelled' } });
+    expect(outcome.stats.durationMs).toBeLessThan(100 + SLACK_MS);
+    expect(port.signals[0]?.aborted).toBe(true);
+    await stillServes();
+  });
+
+  it('ends a busy run when aborted', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const outcome = await limited('while (true) {}', {}, controller.signal);
+    expectCode(outcome, 'ABORTED');
+    expect(outcome.stats.durationMs).toBeLessThan(100 + SLACK_MS);
+    await stillServes();
+  });
+
+  it('does not start a run whose signal is already aborted', async () => {
+    const port = createPort();
+    const outcome = await sandbox.run(`import { math } from '@capabilities/math';\nreturn await math.add({ a: 1, b: 2 });`, { port, signal: AbortSignal.abort() });
+    expectCode(outcome, 'ABORTED');
+    expect(port.calls).toEqual([]);
+  });
+});
+
+describe('resolveLimits', () => {
+  it('layers partial limits over the defaults into a new object', () => {
+    const limits = resolveLimits({ timeoutMs: 5 }, { cpuTimeMs: 6 });
+    expect(limits).toEqual({ ...DEFAULT_LIMITS, timeoutMs: 5, cpuTimeMs: 6 });
+    expect(limits).not.toBe(DEFAULT_LIMITS);
+  });
+
+  it('names the field of a bad or unknown limit', () => {
+    expect(() => resolveLimits({ maxLogBytes: Number.NaN })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', data: { field: 'limits.maxLogBytes' } }));
+    expect(() => resolveLimits({ bogus: 1 } as Partial<RunLimits>)).toThrow(expect.objectContaining({ data: { field: 'limits.bogus' } }));
+  });
+});

@@ -1,0 +1,279 @@
+import { AgentSpacesError, type ObjectSchema } from '@agent-spaces/capabilities';
+
+/** A skill of a space (seed 001): an injectable prompt fragment, switched on or off. */
+export interface SkillDefinition {
+  id: string;
+  name: string;
+  /** The instruction text injected when the skill is enabled. */
+  description: string;
+  enabled: boolean;
+}
+
+/**
+ * A tool the config adds to the MCP server (seed 000's tools mode). `code` is either the path of a `.ts`/`.js` file
+ * (one line, no spaces, relative to the config file's folder) or an inline script; it runs in the space's sandbox with
+ * the validated arguments as the global `input`, and its `export default` / top-level `return` value is the result.
+ */
+export interface UserTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments; the root must be `type: 'object'`. */
+  parameters: ObjectSchema;
+  code: string;
+}
+
+/** One argument of a {@link PromptTemplate}. */
+export interface PromptArgumentDefinition {
+  name: string;
+  description?: string;
+  required?: boolean;
+}
+
+/** An MCP prompt filled from a template: `{arg}` is replaced by the argument's value, `{name}` by the prompt's name. */
+export interface PromptTemplate {
+  name: string;
+  description?: string;
+  arguments?: PromptArgumentDefinition[];
+  template: string;
+}
+
+/** One space the server offers: metadata (seed 000), injection parts (seed 001), capabilities, tools and prompts. */
+export interface SpaceDefinition {
+  /** Stable id used by `spaceId` arguments; letters, digits, `.`, `_`, `-`. */
+  id: string;
+  name: string;
+  description?: string;
+  version?: string;
+  systemPrompt?: string;
+  skills?: SkillDefinition[];
+  /** Built capability ids agent code may import (default: every built capability). */
+  capabilities?: string[];
+  tools?: UserTool[];
+  prompts?: PromptTemplate[];
+  /** MCP `instructions` sent at initialization (default: the description plus how to use the code-mode tools). */
+  instructions?: string;
+}
+
+/** What the server does with a call that needs approval when the MCP client cannot be asked (no elicitation). */
+export type HeadlessMode = 'deny' | 'allow';
+
+/** A per-client request budget of the HTTP transport: at most `requests` per `windowSeconds`. */
+export interface RateLimitSettings {
+  requests: number;
+  windowSeconds: number;
+}
+
+/** The `server` key of the config: defaults of `agent-spaces mcp serve` (command-line options win). */
+export interface ServerSettings {
+  /** Idle timeout of sessions, in seconds (default 3600). */
+  timeoutSeconds?: number;
+  /** Most sessions alive at once; creating one more closes the least recently used (default 32). */
+  maxSessions?: number;
+  headlessMode?: HeadlessMode;
+  host?: string;
+  port?: number;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  /** `false` turns the HTTP rate limit off. */
+  rateLimit?: RateLimitSettings | false;
+}
+
+/** The server's part of the config file: `{ server?, spaces? }`. */
+export interface ServerConfig {
+  server: ServerSettings;
+  spaces: SpaceDefinition[];
+}
+
+/** Names of the tools every code-mode server offers; user-defined tools may not take them. */
+export const BUILTIN_TOOL_NAMES = [
+  'execute',
+  'search_capabilities',
+  'describe_capabilities',
+  'create_session',
+  'send_code',
+  'get_session_info',
+  'list_sessions',
+  'get_session_history',
+  'close_session',
+  'inject',
+  'list_spaces',
+  'get_space',
+] as const;
+
+/** Name of the MCP prompt offering a space's compiled prompt. */
+export function spacePromptName(spaceId: string): string {
+  return `inject-${spaceId}`;
+}
+
+const ID = /^[A-Za-z0-9_.-]{1,64}$/;
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Validates the server part of a config object (`{ server?, spaces? }`; other keys are ignored) and returns it typed.
+ * Throws `CONFIG_INVALID` whose message names `file` and the field (`spaces[0].tools[1].parameters`); `data.key` holds
+ * the field path.
+ */
+export function parseServerConfig(value: unknown, file: string): ServerConfig {
+  const check = new Checker(file);
+  const root = check.object(value, 'default');
+  const server = root.server === undefined ? {} : parseSettings(check, root.server);
+  const spaces = root.spaces === undefined ? [] : check.array(root.spaces, 'spaces').map((item, i) => parseSpace(check, item, `spaces[${i}]`));
+  checkUnique(check, spaces);
+  return { server, spaces };
+}
+
+function parseSettings(check: Checker, value: unknown): ServerSettings {
+  const o = check.object(value, 'server', ['timeoutSeconds', 'maxSessions', 'headlessMode', 'host', 'port', 'allowedHosts', 'allowedOrigins', 'rateLimit']);
+  const settings: ServerSettings = {};
+  if (o.timeoutSeconds !== undefined) settings.timeoutSeconds = check.positive(o.timeoutSeconds, 'server.timeoutSeconds');
+  if (o.maxSessions !== undefined) settings.maxSessions = check.integer(o.maxSessions, 'server.maxSessions', 1);
+  if (o.headlessMode !== undefined) {
+    if (o.headlessMode !== 'deny' && o.headlessMode !== 'allow') check.fail('server.headlessMode', 'must be "deny" or "allow"');
+    settings.headlessMode = o.headlessMode;
+  }
+  if (o.host !== undefined) settings.host = check.string(o.host, 'server.host');
+  if (o.port !== undefined) settings.port = check.integer(o.port, 'server.port', 0, 65535);
+  if (o.allowedHosts !== undefined) settings.allowedHosts = check.strings(o.allowedHosts, 'server.allowedHosts');
+  if (o.allowedOrigins !== undefined) settings.allowedOrigins = check.strings(o.allowedOrigins, 'server.allowedOrigins');
+  if (o.rateLimit === false) settings.rateLimit = false;
+  else if (o.rateLimit !== undefined) {
+    const r = check.object(o.rateLimit, 'server.rateLimit', ['requests', 'windowSeconds']);
+    settings.rateLimit = {
+      requests: check.integer(r.requests, 'server.rateLimit.requests', 1),
+      windowSeconds: check.positive(r.windowSeconds, 'server.rateLimit.windowSeconds'),
+    };
+  }
+  return settings;
+}
+
+const SPACE_KEYS = ['id', 'name', 'description', 'version', 'systemPrompt', 'skills', 'capabilities', 'tools', 'prompts', 'instructions'];
+
+function parseSpace(check: Checker, value: unknown, at: string): SpaceDefinition {
+  const o = check.object(value, at, SPACE_KEYS);
+  const id = check.string(o.id, `${at}.id`);
+  if (!ID.test(id)) check.fail(`${at}.id`, 'may hold only letters, digits, ".", "_" and "-" (at most 64)');
+  const space: SpaceDefinition = { id, name: check.string(o.name, `${at}.name`) };
+  for (const key of ['description', 'version', 'systemPrompt', 'instructions'] as const) {
+    if (o[key] !== undefined) space[key] = check.string(o[key], `${at}.${key}`, true);
+  }
+  if (o.capabilities !== undefined) space.capabilities = check.strings(o.capabilities, `${at}.capabilities`);
+  if (o.skills !== undefined) {
+    space.skills = check.array(o.skills, `${at}.skills`).map((item, i) => {
+      const where = `${at}.skills[${i}]`;
+      const s = check.object(item, where, ['id', 'name', 'description', 'enabled']);
+      if (typeof s.enabled !== 'boolean') check.fail(`${where}.enabled`, 'must be a boolean');
+      return {
+        id: check.string(s.id, `${where}.id`),
+        name: check.string(s.name, `${where}.name`),
+        description: check.string(s.description, `${where}.description`, true),
+        enabled: s.enabled,
+      };
+    });
+  }
+  if (o.tools !== undefined) space.tools = check.array(o.tools, `${at}.tools`).map((item, i) => parseTool(check, item, `${at}.tools[${i}]`));
+  if (o.prompts !== undefined) {
+    space.prompts = check.array(o.prompts, `${at}.prompts`).map((item, i) => parsePrompt(check, item, `${at}.prompts[${i}]`));
+  }
+  return space;
+}
+
+function parseTool(check: Checker, value: unknown, at: string): UserTool {
+  const o = check.object(value, at, ['name', 'description', 'parameters', 'code']);
+  const name = check.string(o.name, `${at}.name`);
+  if (!TOOL_NAME.test(name)) check.fail(`${at}.name`, 'may hold only letters, digits, "_" and "-" (at most 64)');
+  const parameters = check.object(o.parameters, `${at}.parameters`);
+  if (parameters.type !== 'object') check.fail(`${at}.parameters.type`, 'must be "object" (a tool takes one arguments object)');
+  if (parameters.properties !== undefined) check.object(parameters.properties, `${at}.parameters.properties`);
+  return {
+    name,
+    description: check.string(o.description, `${at}.description`),
+    parameters: parameters as unknown as ObjectSchema,
+    code: check.string(o.code, `${at}.code`),
+  };
+}
+
+function parsePrompt(check: Checker, value: unknown, at: string): PromptTemplate {
+  const o = check.object(value, at, ['name', 'description', 'arguments', 'template']);
+  const name = check.string(o.name, `${at}.name`);
+  if (!TOOL_NAME.test(name)) check.fail(`${at}.name`, 'may hold only letters, digits, "_" and "-" (at most 64)');
+  const prompt: PromptTemplate = { name, template: check.string(o.template, `${at}.template`) };
+  if (o.description !== undefined) prompt.description = check.string(o.description, `${at}.description`, true);
+  if (o.arguments !== undefined) {
+    prompt.arguments = check.array(o.arguments, `${at}.arguments`).map((item, i) => {
+      const where = `${at}.arguments[${i}]`;
+      const a = check.object(item, where, ['name', 'description', 'required']);
+      const argument: PromptArgumentDefinition = { name: check.string(a.name, `${where}.name`) };
+      if (a.description !== undefined) argument.description = check.string(a.description, `${where}.description`, true);
+      if (a.required !== undefined) {
+        if (typeof a.required !== 'boolean') check.fail(`${where}.required`, 'must be a boolean');
+        argument.required = a.required;
+      }
+      return argument;
+    });
+  }
+  return prompt;
+}
+
+/** Space ids, tool names and prompt names must be unique across the whole server. */
+function checkUnique(check: Checker, spaces: SpaceDefinition[]): void {
+  const ids = new Set<string>();
+  const tools = new Set<string>(BUILTIN_TOOL_NAMES);
+  const prompts = new Set(spaces.map((s) => spacePromptName(s.id)));
+  spaces.forEach((space, i) => {
+    if (ids.has(space.id)) check.fail(`spaces[${i}].id`, `duplicates the space id "${space.id}"`);
+    ids.add(space.id);
+    space.tools?.forEach((tool, j) => {
+      if (tools.has(tool.name)) check.fail(`spaces[${i}].tools[${j}].name`, `"${tool.name}" is already a tool of this server`);
+      tools.add(tool.name);
+    });
+    space.prompts?.forEach((prompt, j) => {
+      if (prompts.has(prompt.name)) check.fail(`spaces[${i}].prompts[${j}].name`, `"${prompt.name}" is already a prompt of this server`);
+      prompts.add(prompt.name);
+    });
+  });
+}
+
+/** Small typed readers that throw `CONFIG_INVALID` naming the file and the field. */
+class Checker {
+  constructor(readonly file: string) {}
+
+  fail(key: string, problem: string): never {
+    throw new AgentSpacesError('CONFIG_INVALID', `${this.file}: ${key} ${problem}`, { file: this.file, key });
+  }
+
+  object(value: unknown, key: string, known?: readonly string[]): Record<string, unknown> {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) this.fail(key, 'must be an object');
+    const record = value as Record<string, unknown>;
+    if (known) {
+      const unknownKey = Object.keys(record).find((k) => !known.includes(k));
+      if (unknownKey !== undefined) this.fail(`${key}.${unknownKey}`, `is not a known key (known: ${known.join(', ')})`);
+    }
+    return record;
+  }
+
+  array(value: unknown, key: string): unknown[] {
+    if (!Array.isArray(value)) this.fail(key, 'must be an array');
+    return value;
+  }
+
+  string(value: unknown, key: string, allowEmpty = false): string {
+    if (typeof value !== 'string' || (!allowEmpty && value.length === 0)) this.fail(key, allowEmpty ? 'must be a string' : 'must be a non-empty string');
+    return value;
+  }
+
+  strings(value: unknown, key: string): string[] {
+    return this.array(value, key).map((item, i) => this.string(item, `${key}[${i}]`));
+  }
+
+  integer(value: unknown, key: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      this.fail(key, `must be an integer from ${min}${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}`);
+    }
+    return value;
+  }
+
+  positive(value: unknown, key: string): number {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) this.fail(key, 'must be a positive number');
+    return value;
+  }
+}

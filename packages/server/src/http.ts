@@ -1,0 +1,209 @@
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { RateLimitSettings } from './config.js';
+
+/** Options of {@link startHttpServer}. */
+export interface HttpServerOptions {
+  /** Creates the MCP server of each new client (e.g. `() => host.createServer()`). */
+  createServer: () => Server;
+  /** Interface to bind (default `127.0.0.1`). */
+  host?: string;
+  /** Port (default 8080; 0 picks a free one). */
+  port?: number;
+  /** Endpoint path (default `/mcp`). */
+  path?: string;
+  /** When set, every request must carry `Authorization: Bearer <authToken>` (401 otherwise). */
+  authToken?: string;
+  /** `Host` header values accepted, with or without port (default: localhost names and the bound host). 403 otherwise. */
+  allowedHosts?: string[];
+  /** `Origin` values accepted when a request has one (default `http://<allowed host>:<port>`). 403 otherwise. */
+  allowedOrigins?: string[];
+  /** Per-client request budget (default 600 per 60 s); `false` turns it off. 429 beyond it. */
+  rateLimit?: RateLimitSettings | false;
+}
+
+/** A running HTTP server. */
+export interface HttpServerHandle {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:8080/mcp`. */
+  readonly url: string;
+  readonly port: number;
+  /** Closes every client's transport and MCP server, then the listener. */
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const DEFAULT_RATE_LIMIT: RateLimitSettings = { requests: 600, windowSeconds: 60 };
+const LOCAL_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
+
+/**
+ * Serves MCP over Streamable HTTP with node:http, one transport and one MCP server per client session. Each request is
+ * checked in order: path (404), `Host` and `Origin` against DNS rebinding (403), bearer token (401), the client's rate
+ * limit (429) — a client is its MCP session, or its address before it has one.
+ */
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
+  const bindHost = options.host ?? '127.0.0.1';
+  const path = options.path ?? '/mcp';
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  let guard: RequestGuard | undefined;
+
+  const listener = createHttpServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) res.end();
+      else if (error instanceof PayloadTooLarge) reject(res, 413, error.message);
+      else reject(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== path) return reject(res, 404, `Not found: the MCP endpoint is ${path}`);
+    const refusal = guard!.check(req);
+    if (refusal) return reject(res, refusal.status, refusal.message);
+    const sessionId = header(req, 'mcp-session-id');
+    const known = sessionId ? transports.get(sessionId) : undefined;
+    const wait = limiter?.take(known ? `session:${sessionId}` : `address:${req.socket.remoteAddress}`);
+    if (wait !== undefined) {
+      res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
+      return reject(res, 429, 'Too many requests: rate limit reached');
+    }
+    if (sessionId) {
+      if (!known) return reject(res, 404, `Unknown or closed MCP session ${sessionId}`);
+      return known.handleRequest(req, res, req.method === 'POST' ? await readJson(req) : undefined);
+    }
+    if (req.method !== 'POST') return reject(res, 400, 'Missing mcp-session-id header');
+    const body = await readJson(req);
+    if (!isInitializeRequest(body)) return reject(res, 400, 'Missing mcp-session-id header (only an initialize request may start a session)');
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void transports.set(id, transport),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) transports.delete(transport.sessionId);
+    };
+    await options.createServer().connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  await new Promise<void>((resolveListen, rejectListen) => {
+    listener.once('error', rejectListen);
+    listener.listen(options.port ?? 8080, bindHost, () => resolveListen());
+  });
+  const { port } = listener.address() as AddressInfo;
+  guard = new RequestGuard(bindHost, port, options);
+  const shownHost = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
+
+  return {
+    url: `http://${shownHost}:${port}${path}`,
+    port,
+    async close() {
+      await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));
+      transports.clear();
+      await new Promise<void>((done) => {
+        listener.close(() => done());
+        listener.closeAllConnections();
+      });
+    },
+  };
+}
+
+/** The DNS-rebinding and token checks of one listener. */
+class RequestGuard {
+  readonly #hosts: string[];
+  readonly #origins: Set<string>;
+  readonly #token: Buffer | undefined;
+
+  constructor(bindHost: string, port: number, options: HttpServerOptions) {
+    const bound = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
+    const defaults = [...new Set([...LOCAL_HOSTS, ...(bindHost === '0.0.0.0' || bindHost === '::' ? [] : [bound])])];
+    this.#hosts = (options.allowedHosts ?? defaults).map((h) => h.toLowerCase());
+    const originHosts = this.#hosts.map((h) => (/:\d+$/.test(h) ? h : `${h}:${port}`));
+    this.#origins = new Set((options.allowedOrigins ?? originHosts.map((h) => `http://${h}`)).map((o) => o.toLowerCase()));
+    this.#token = options.authToken === undefined ? undefined : digest(options.authToken);
+  }
+
+  /** Why the request is refused, or undefined when it may proceed. */
+  check(req: IncomingMessage): { status: 401 | 403; message: string } | undefined {
+    const host = (header(req, 'host') ?? '').toLowerCase();
+    if (!this.#hosts.includes(host) && !this.#hosts.includes(hostname(host))) {
+      return { status: 403, message: `Forbidden: Host "${host}" is not allowed (DNS rebinding protection)` };
+    }
+    const origin = header(req, 'origin');
+    if (origin !== undefined && !this.#origins.has(origin.toLowerCase())) {
+      return { status: 403, message: `Forbidden: Origin "${origin}" is not allowed (DNS rebinding protection)` };
+    }
+    if (this.#token) {
+      const match = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '');
+      if (!match || !timingSafeEqual(digest(match[1]!), this.#token)) return { status: 401, message: 'Unauthorized: a valid bearer token is required' };
+    }
+    return undefined;
+  }
+}
+
+/** Fixed-window request counts per client key. */
+class RateLimiter {
+  readonly #windows = new Map<string, { start: number; count: number }>();
+  readonly #limit: number;
+  readonly #windowMs: number;
+
+  constructor(settings: RateLimitSettings) {
+    this.#limit = settings.requests;
+    this.#windowMs = settings.windowSeconds * 1000;
+  }
+
+  /** Counts one request of `key`: undefined when allowed, else the milliseconds until its window resets. */
+  take(key: string): number | undefined {
+    const now = Date.now();
+    if (this.#windows.size > 10_000) {
+      for (const [k, w] of this.#windows) if (now - w.start >= this.#windowMs) this.#windows.delete(k);
+    }
+    let window = this.#windows.get(key);
+    if (!window || now - window.start >= this.#windowMs) {
+      window = { start: now, count: 0 };
+      this.#windows.set(key, window);
+    }
+    if (window.count >= this.#limit) return window.start + this.#windowMs - now;
+    window.count++;
+    return undefined;
+  }
+}
+
+class PayloadTooLarge extends Error {}
+
+function reject(res: ServerResponse, status: number, message: string): void {
+  if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="agent-spaces"');
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new PayloadTooLarge(`Payload too large: the request body is over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return text === '' ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return text;
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function hostname(host: string): string {
+  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

@@ -1,0 +1,18 @@
+export {
+  BUILTIN_TOOL_NAMES,
+  parseServerConfig,
+  spacePromptName,
+  type HeadlessMode,
+  type PromptArgumentDefinition,
+  type PromptTemplate,
+  type RateLimitSettings,
+  type ServerConfig,
+  type ServerSettings,
+  type SkillDefinition,
+  type SpaceDefinition,
+  type UserTool,
+} from './config.js';
+export { SERVER_VERSION, createCodeModeHost, createCodeModeServer, type CodeModeHost, type CodeModeServerOptions } from './server.js';
+export type { SharedSpaceOptions } from './connection.js';
+export { startHttpServer, type HttpServerHandle, type HttpServerOptions } from './http.js';
+export { AUTH_TOKEN_ENV, serve, type ServeContext } from './cli.js';

@@ -1,0 +1,82 @@
+import { isAgentSpacesError, type RunEvent, type WireError } from '@agent-spaces/capabilities';
+import type { RunLog, RunResult } from '@agent-spaces/sdk';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+/** A successful tool result: `text` as is, anything else as compact JSON. */
+export function toolResult(value: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: typeof value === 'string' ? value : encodeJson(value) }] };
+}
+
+/** A failed tool result: `isError: true` and the JSON `{ code, message, data? , ...extra }` — never a thrown error. */
+export function toolError(error: WireError, extra: Record<string, unknown> = {}): CallToolResult {
+  const { code, message, data, capability, function: fn } = error;
+  const body = { code, message, ...(capability ? { capability } : {}), ...(fn ? { function: fn } : {}), ...(data ? { data } : {}), ...extra };
+  return { isError: true, content: [{ type: 'text', text: encodeJson(body) }] };
+}
+
+/** Any caught value as a wire error: an `AgentSpacesError` keeps its code, anything else is `INTERNAL`. */
+export function toWireError(error: unknown): WireError {
+  if (isAgentSpacesError(error)) return error.toWire();
+  return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
+}
+
+/** One capability call of a run, as `execute` and `send_code` report it (seed 004's event array). */
+interface CallSummary {
+  type: 'capability_call';
+  capability: string;
+  function: string;
+  params: unknown;
+  ok: boolean | null;
+  duration_ms?: number;
+  error?: { code: string; message: string };
+}
+
+/**
+ * The tool result of a run: `{ result, logs, events, metadata: { duration_ms, capability_calls } }` on success; on
+ * failure an error result whose JSON adds the same `logs`, `events` and `metadata` to `{ code, message, data }`
+ * (a `TYPE_ERROR`'s `data.diagnostics` lists the type errors). `extra` fields (`sessionId`) lead both shapes.
+ */
+export function runResult(run: RunResult, extra: Record<string, unknown> = {}): CallToolResult {
+  const report = {
+    logs: run.logs.map(formatLog),
+    events: summarizeEvents(run.events),
+    metadata: { duration_ms: Math.round(run.stats.durationMs * 10) / 10, capability_calls: run.stats.capabilityCalls },
+  };
+  if (run.ok) return toolResult({ ...extra, result: run.result ?? null, ...report });
+  return toolError(run.error, { ...extra, ...report });
+}
+
+/** `message`, or `[level] message` for levels other than `log`. */
+export function formatLog(log: Pick<RunLog, 'level' | 'message'>): string {
+  return log.level === 'log' ? log.message : `[${log.level}] ${log.message}`;
+}
+
+/** Merges each `capabilityCall` with its `capabilityResult`; logs and run start/end are reported elsewhere. */
+function summarizeEvents(events: readonly RunEvent[]): CallSummary[] {
+  const calls = new Map<string, CallSummary>();
+  for (const event of events) {
+    if (event.type === 'capabilityCall') {
+      calls.set(event.callId, { type: 'capability_call', capability: event.capability, function: event.function, params: event.params, ok: null });
+    } else if (event.type === 'capabilityResult') {
+      const call = calls.get(event.callId);
+      if (!call) continue;
+      call.ok = event.ok;
+      call.duration_ms = Math.round(event.durationMs * 10) / 10;
+      if (event.error) call.error = { code: event.error.code, message: event.error.message };
+    }
+  }
+  return [...calls.values()];
+}
+
+/** Compact JSON that keeps what `JSON.stringify` would lose: Map/Set as `{ $map }`/`{ $set }`, bigint as a string. */
+function encodeJson(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, v: unknown) => {
+      if (v instanceof Map) return { $map: [...v.entries()] };
+      if (v instanceof Set) return { $set: [...v] };
+      if (typeof v === 'bigint') return v.toString();
+      if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v as unknown as ArrayLike<number>);
+      return v;
+    }) ?? 'null'
+  );
+}

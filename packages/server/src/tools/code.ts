@@ -1,0 +1,81 @@
+import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { runResult, toolResult } from '../results.js';
+import { SEARCH_DETAILS, formatSearch, searchCatalog, type SearchDetail } from '../search.js';
+import { spaceIdProperty, type ToolSpec } from './types.js';
+
+const MAX_LIMIT = 50;
+
+/** `execute`, `search_capabilities` and `describe_capabilities`. */
+export function codeTools(spaceIds: readonly string[]): ToolSpec[] {
+  const spaceId = spaceIdProperty(spaceIds);
+  return [
+    {
+      name: 'execute',
+      description:
+        'Run a TypeScript ES module in the sandbox against the space\'s typed capabilities (import them from "@capabilities/<id>"). ' +
+        '`export default` (or a top-level `return`) is the result. Returns { result, logs, events, metadata: { duration_ms, capability_calls } }; ' +
+        'type errors come back as a TYPE_ERROR with diagnostics. Use search_capabilities to find functions.',
+      inputSchema: {
+        type: 'object',
+        properties: { code: { type: 'string', description: 'TypeScript module source' }, ...spaceId },
+        required: ['code'],
+        additionalProperties: false,
+      },
+      async handler(args, { connection, signal }) {
+        const { code, spaceId: id } = args as { code: string; spaceId?: string };
+        const space = await connection.space(connection.definition(id));
+        return runResult(await space.run(code, { signal }));
+      },
+    },
+    {
+      name: 'search_capabilities',
+      description:
+        'Find capability functions by what they do. Returns only the matching functions, grouped by the module to import: ' +
+        'detail "names", "signatures" (default: one line each with its summary) or "full" (doc comment and the types used).',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          query: { type: 'string', minLength: 1, description: 'Words describing the function (e.g. "send message channel")' },
+          detail: { type: 'string', enum: [...SEARCH_DETAILS], description: 'How much to show per function (default "signatures")' },
+          limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Most functions to show (default 5)' },
+          ...spaceId,
+        },
+        required: ['query'],
+        additionalProperties: false,
+      },
+      async handler(args, { connection }) {
+        const { query, detail = 'signatures', limit = 5, spaceId: id } = args as { query: string; detail?: SearchDetail; limit?: number; spaceId?: string };
+        const catalog = await connection.catalog(connection.definition(id));
+        return toolResult(formatSearch(query, searchCatalog(catalog, query), detail, limit, catalog));
+      },
+    },
+    {
+      name: 'describe_capabilities',
+      description:
+        'The full TypeScript declarations (.d.ts) of one capability module (by id, "@capabilities/<id>" or export name) or, without `capability`, of every module of the space.',
+      inputSchema: {
+        type: 'object',
+        properties: { capability: { type: 'string', minLength: 1, description: 'Capability id, module or export name' }, ...spaceId },
+        additionalProperties: false,
+      },
+      async handler(args, { connection }) {
+        const { capability, spaceId: id } = args as { capability?: string; spaceId?: string };
+        const catalog = await connection.catalog(connection.definition(id));
+        const modules = [...catalog.modules];
+        const chosen = capability === undefined ? modules : modules.filter(([module]) => matchesModule(module, capability, catalog.entries));
+        if (chosen.length === 0) {
+          throw new AgentSpacesError('CAPABILITY_NOT_FOUND', `No capability "${capability}" in this space (modules: ${modules.map(([m]) => m).join(', ')})`, {
+            capability,
+            available: modules.map(([m]) => m),
+          });
+        }
+        return toolResult(chosen.map(([module, text]) => `// ${module}\n${text.trim()}`).join('\n\n'));
+      },
+    },
+  ];
+}
+
+function matchesModule(module: string, wanted: string, entries: readonly { module: string; path: string }[]): boolean {
+  if (module === wanted || module === `@capabilities/${wanted}`) return true;
+  return entries.some((e) => e.module === module && e.path.split('.')[0] === wanted);
+}

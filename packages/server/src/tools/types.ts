@@ -1,0 +1,26 @@
+import type { JsonSchema, ObjectSchema } from '@agent-spaces/capabilities';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Connection } from '../connection.js';
+
+/** What a tool handler is given besides its validated arguments. */
+export interface ToolContext {
+  connection: Connection;
+  /** Aborted when the client cancels the call or disconnects. */
+  signal: AbortSignal;
+}
+
+/** One MCP tool of the server: what `tools/list` shows and the handler `tools/call` runs after validating arguments. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  inputSchema: ObjectSchema;
+  /** Gets arguments that matched `inputSchema`; may throw an `AgentSpacesError`, which becomes an error result. */
+  handler(args: Record<string, unknown>, context: ToolContext): Promise<CallToolResult>;
+}
+
+/** The optional `spaceId` argument, described with the server's space ids. */
+export function spaceIdProperty(spaceIds: readonly string[]): Record<string, JsonSchema> {
+  return {
+    spaceId: { type: 'string', description: `Space to use (default "${spaceIds[0]}"; spaces: ${spaceIds.join(', ')})` },
+  };
+}

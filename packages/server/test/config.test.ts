@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { parseServerConfig } from '../src/config.js';
+
+const FILE = 'agent-spaces.config.json';
+
+function problem(value: unknown): { code: string; key: unknown; message: string } {
+  try {
+    parseServerConfig(value, FILE);
+  } catch (error) {
+    if (!(error instanceof AgentSpacesError)) throw error;
+    return { code: error.code, key: error.data?.key, message: error.message };
+  }
+  throw new Error('expected CONFIG_INVALID');
+}
+
+const tool = { name: 'book_flight', description: 'Books a flight', parameters: { type: 'object', properties: {} }, code: 'return 1;' };
+
+describe('parseServerConfig', () => {
+  it('returns the spaces and settings of a valid config, ignoring the other config keys', () => {
+    const config = parseServerConfig(
+      {
+        capabilities: ['capabilities/*.json'],
+        server: { timeoutSeconds: 60, maxSessions: 4, headlessMode: 'allow', rateLimit: { requests: 10, windowSeconds: 1 } },
+        spaces: [
+          {
+            id: 'travel',
+            name: 'Travel',
+            skills: [{ id: 's', name: 'S', description: 'Be brief', enabled: true }],
+            tools: [tool],
+            prompts: [{ name: 'trip', template: 'Go to {city}', arguments: [{ name: 'city', required: true }] }],
+          },
+        ],
+      },
+      FILE,
+    );
+    expect(config.server).toEqual({ timeoutSeconds: 60, maxSessions: 4, headlessMode: 'allow', rateLimit: { requests: 10, windowSeconds: 1 } });
+    expect(config.spaces[0]!.tools![0]!.name).toBe('book_flight');
+    expect(config.spaces[0]!.prompts![0]!.arguments).toEqual([{ name: 'city', required: true }]);
+  });
+
+  it('accepts a config without server keys', () => {
+    expect(parseServerConfig({ outDir: 'out' }, FILE)).toEqual({ server: {}, spaces: [] });
+  });
+
+  it('names the file and the field of a tool whose parameters root is not an object', () => {
+    const p = problem({ spaces: [{ id: 'a', name: 'A', tools: [tool, { ...tool, name: 'x', parameters: { type: 'string' } }] }] });
+    expect(p.code).toBe('CONFIG_INVALID');
+    expect(p.key).toBe('spaces[0].tools[1].parameters.type');
+    expect(p.message).toContain(FILE);
+    expect(p.message).toContain('spaces[0].tools[1].parameters.type');
+  });
+
+  it('refuses unknown keys, bad ids and bad settings, naming each field', () => {
+    expect(problem({ spaces: [{ id: 'a', name: 'A', colour: 'red' }] }).key).toBe('spaces[0].colour');
+    expect(problem({ spaces: [{ id: 'a b', name: 'A' }] }).key).toBe('spaces[0].id');
+    expect(problem({ spaces: [{ id: 'a', name: 'A', skills: [{ id: 's', name: 'S', description: '', enabled: 'yes' }] }] }).key).toBe(
+      'spaces[0].skills[0].enabled',
+    );
+    expect(problem({ server: { maxSessions: 0 } }).key).toBe('server.maxSessions');
+    expect(problem({ server: { headlessMode: 'ask' } }).key).toBe('server.headlessMode');
+    expect(problem({ server: { port: 70000 } }).key).toBe('server.port');
+    expect(problem({ spaces: {} }).key).toBe('spaces');
+  });
+
+  it('refuses duplicate space ids and tool or prompt names that clash', () => {
+    expect(problem({ spaces: [{ id: 'a', name: 'A' }, { id: 'a', name: 'B' }] }).key).toBe('spaces[1].id');
+    expect(problem({ spaces: [{ id: 'a', name: 'A', tools: [{ ...tool, name: 'execute' }] }] }).key).toBe('spaces[0].tools[0].name');
+    expect(
+      problem({ spaces: [{ id: 'a', name: 'A', tools: [tool] }, { id: 'b', name: 'B', tools: [tool] }] }).key,
+    ).toBe('spaces[1].tools[0].name');
+    expect(problem({ spaces: [{ id: 'a', name: 'A', prompts: [{ name: 'inject-a', template: 'x' }] }] }).key).toBe('spaces[0].prompts[0].name');
+  });
+});

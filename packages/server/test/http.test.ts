@@ -1,0 +1,151 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { BUILTIN_TOOL_NAMES } from '../src/config.js';
+import { startHttpServer, type HttpServerHandle } from '../src/http.js';
+import { createCodeModeHost, type CodeModeHost } from '../src/server.js';
+import { callTool, newClient, type ElicitAnswer } from './support/client.js';
+import { createProject, type TestProject } from './support/project.js';
+
+const TOKEN = 'test-token-0123456789';
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+/** A raw POST with full control of the headers (fetch may not set Host). */
+function post(url: string, headers: Record<string, string>, body = INITIALIZE): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+let project: TestProject;
+let host: CodeModeHost;
+let http: HttpServerHandle;
+
+async function connect(token = TOKEN, elicit?: ElicitAnswer) {
+  const client = newClient(elicit);
+  await client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+beforeAll(async () => {
+  project = await createProject();
+  host = createCodeModeHost({
+    spaces: [{ id: 'trains', name: 'Trains' }],
+    space: { rootDir: project.rootDir, handlers: project.handlers },
+  });
+  http = await startHttpServer({ createServer: () => host.createServer(), port: 0, authToken: TOKEN, rateLimit: { requests: 1000, windowSeconds: 60 } });
+});
+
+afterAll(async () => {
+  await http?.close();
+  await host?.close();
+  await project?.cleanup();
+});
+
+describe('startHttpServer', () => {
+  it('binds 127.0.0.1 by default and serves every tool to a client with the bearer token', async () => {
+    expect(http.url).toBe(`http://127.0.0.1:${http.port}/mcp`);
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...BUILTIN_TOOL_NAMES].sort());
+    expect((await callTool(client, 'list_spaces')).body.spaces[0].id).toBe('trains');
+    await client.close();
+  });
+
+  it('runs execute over HTTP', async () => {
+    const client = await connect();
+    const answer = await callTool(client, 'execute', {
+      code: "import { trainSchedule } from '@capabilities/trains';\nexport default (await trainSchedule.getSchedule({})).length;",
+    });
+    expect(answer.isError).toBe(false);
+    expect(answer.body.result).toBe(2);
+    await client.close();
+  });
+
+  it('asks an HTTP client through elicitation and runs the gated call when it approves', async () => {
+    const before = project.deletions.length;
+    const client = await connect(TOKEN, () => ({ action: 'accept', content: { approve: true } }));
+    const answer = await callTool(client, 'execute', { code: "import { vault } from '@capabilities/vault';\nexport default await vault.deleteSecrets();" });
+    expect(answer.body).toMatchObject({ result: { deleted: 3 } });
+    expect(project.deletions.length).toBe(before + 1);
+    await client.close();
+  });
+
+  it('refuses requests without the token or with a wrong one (401)', async () => {
+    const missing = await post(http.url, { host: `127.0.0.1:${http.port}` });
+    expect(missing.status).toBe(401);
+    expect(missing.headers['www-authenticate']).toMatch(/^Bearer/);
+    expect((await post(http.url, { host: `127.0.0.1:${http.port}`, authorization: 'Bearer nope' })).status).toBe(401);
+    await expect(connect('wrong-token')).rejects.toThrow();
+  });
+
+  it('refuses a Host or Origin that is not the server itself, against DNS rebinding (403)', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    expect((await post(http.url, { ...auth, host: `evil.example:${http.port}` })).status).toBe(403);
+    expect((await post(http.url, { ...auth, host: `127.0.0.1:${http.port}`, origin: 'http://evil.example' })).status).toBe(403);
+    const own = await post(http.url, { ...auth, host: `localhost:${http.port}`, origin: `http://localhost:${http.port}` });
+    expect(own.status).toBe(200);
+  });
+
+  it('answers 404 for an unknown MCP session and for other paths', async () => {
+    const headers = { host: `127.0.0.1:${http.port}`, authorization: `Bearer ${TOKEN}`, 'mcp-session-id': 'no-such-session' };
+    expect((await post(http.url, headers)).status).toBe(404);
+    expect((await post(http.url.replace('/mcp', '/other'), headers)).status).toBe(404);
+  });
+
+  it('keeps sessions private to the HTTP client that created them', async () => {
+    const alice = await connect();
+    const bob = await connect();
+    const created = await callTool(alice, 'create_session');
+    const id: string = created.body.sessionId;
+    expect((await callTool(alice, 'send_code', { sessionId: id, code: 'const x = 41;' })).isError).toBe(false);
+    const stolen = await callTool(bob, 'send_code', { sessionId: id, code: 'return x;' });
+    expect(stolen.isError).toBe(true);
+    expect(stolen.body.code).toBe('SESSION_NOT_FOUND');
+    expect((await callTool(bob, 'list_sessions')).body.sessions).toEqual([]);
+    expect((await callTool(alice, 'send_code', { sessionId: id, code: 'return x + 1;' })).body.result).toBe(42);
+    await alice.close();
+    await bob.close();
+  });
+});
+
+describe('startHttpServer client lifecycle', () => {
+  it('closes a client’s sessions when it ends its MCP session (DELETE)', async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+    const client = newClient();
+    await client.connect(transport);
+    await callTool(client, 'create_session');
+    const { sessions, connections } = host.stats();
+    await transport.terminateSession();
+    await expect.poll(() => host.stats()).toEqual({ connections: connections - 1, sessions: sessions - 1 });
+    await client.close();
+  });
+});
+
+describe('startHttpServer rate limit', () => {
+  it('answers 429 with Retry-After once a client spends its budget', async () => {
+    const limited = await startHttpServer({ createServer: () => host.createServer(), port: 0, rateLimit: { requests: 3, windowSeconds: 60 } });
+    try {
+      const headers = { host: `127.0.0.1:${limited.port}` };
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await post(limited.url, headers)).status);
+      expect(statuses).toEqual([200, 200, 200]);
+      const refused = await post(limited.url, headers);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { createCodeModeHost, createCodeModeServer, type CodeModeServerOptions } from '../src/server.js';
+import { callTool, connectInMemory } from './support/client.js';
+import { createProject, type TestProject } from './support/project.js';
+
+let project: TestProject;
+
+beforeAll(async () => {
+  project = await createProject();
+});
+
+afterAll(async () => {
+  await project?.cleanup();
+});
+
+function options(extra: Partial<CodeModeServerOptions> = {}): CodeModeServerOptions {
+  return { spaces: [{ id: 'trains', name: 'Trains' }], space: { rootDir: project.rootDir, handlers: project.handlers }, ...extra };
+}
+
+async function withClient(extra: Partial<CodeModeServerOptions>, test: (client: Client) => Promise<void>): Promise<void> {
+  const client = await connectInMemory(createCodeModeServer(options(extra)));
+  try {
+    await test(client);
+  } finally {
+    await client.close();
+  }
+}
+
+async function create(client: Client): Promise<string> {
+  const answer = await callTool(client, 'create_session');
+  expect(answer.isError).toBe(false);
+  return answer.body.sessionId;
+}
+
+describe('session lifecycle', () => {
+  it('keeps top-level declarations between send_code calls and reports info and history', () =>
+    withClient({}, async (client) => {
+      const id = await create(client);
+      const first = await callTool(client, 'send_code', {
+        sessionId: id,
+        code: "import { trainSchedule } from '@capabilities/trains';\nconst trips = await trainSchedule.getSchedule({});",
+      });
+      expect(first.isError).toBe(false);
+      expect(first.body.sessionId).toBe(id);
+      const second = await callTool(client, 'send_code', { sessionId: id, code: 'return trips.length * 10;' });
+      expect(second.body.result).toBe(20);
+
+      const info = await callTool(client, 'get_session_info', { sessionId: id });
+      expect(info.body).toMatchObject({ sessionId: id, spaceId: 'trains', runs: 2 });
+      expect(Date.parse(info.body.expiresAt)).toBeGreaterThan(Date.parse(info.body.lastUsedAt));
+
+      const history = await callTool(client, 'get_session_history', { sessionId: id, limit: 1 });
+      expect(history.body.runs).toBe(2);
+      expect(history.body.history).toEqual([expect.objectContaining({ seq: 2, code: 'return trips.length * 10;', ok: true, result: 20, capability_calls: 0 })]);
+
+      expect((await callTool(client, 'list_sessions')).body.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([id]);
+      expect((await callTool(client, 'close_session', { sessionId: id })).body).toEqual({ sessionId: id, closed: true });
+      const after = await callTool(client, 'send_code', { sessionId: id, code: 'return 1;' });
+      expect(after.body).toMatchObject({ code: 'SESSION_NOT_FOUND', data: { reason: 'closed' } });
+      expect((await callTool(client, 'list_sessions')).body.sessions).toEqual([]);
+    }));
+
+  it('isolates sessions from one another', () =>
+    withClient({}, async (client) => {
+      const a = await create(client);
+      const b = await create(client);
+      await callTool(client, 'send_code', { sessionId: a, code: 'const secret = 1;' });
+      const peek = await callTool(client, 'send_code', { sessionId: b, code: 'return typeof secret;' });
+      expect(peek.body.result ?? peek.body.code).not.toBe('number');
+    }));
+
+  it('records failed runs in the history and keeps the session usable', () =>
+    withClient({}, async (client) => {
+      const id = await create(client);
+      const failed = await callTool(client, 'send_code', { sessionId: id, code: "throw new Error('nope');" });
+      expect(failed).toMatchObject({ isError: true, body: { code: 'SCRIPT_ERROR', sessionId: id } });
+      expect((await callTool(client, 'send_code', { sessionId: id, code: 'return 5;' })).body.result).toBe(5);
+      const history = await callTool(client, 'get_session_history', { sessionId: id });
+      expect(history.body.history.map((h: { ok: boolean }) => h.ok)).toEqual([false, true]);
+    }));
+
+  it('answers SESSION_NOT_FOUND for an id it never issued', () =>
+    withClient({}, async (client) => {
+      const answer = await callTool(client, 'get_session_info', { sessionId: 'made-up' });
+      expect(answer).toMatchObject({ isError: true, body: { code: 'SESSION_NOT_FOUND' } });
+    }));
+});
+
+describe('idle timeout and eviction', () => {
+  it('closes a session left idle past the timeout', () =>
+    withClient({ timeoutSeconds: 0.3 }, async (client) => {
+      const id = await create(client);
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      const answer = await callTool(client, 'send_code', { sessionId: id, code: 'return 1;' });
+      expect(answer.body).toMatchObject({ code: 'SESSION_NOT_FOUND', data: { reason: 'idle timeout' } });
+    }));
+
+  it('evicts the least recently used session when max sessions is reached', () =>
+    withClient({ maxSessions: 2 }, async (client) => {
+      const first = await create(client);
+      const second = await create(client);
+      await callTool(client, 'send_code', { sessionId: first, code: 'const kept = true;' });
+      const third = await create(client);
+      const ids = (await callTool(client, 'list_sessions')).body.sessions.map((s: { sessionId: string }) => s.sessionId);
+      expect(ids.sort()).toEqual([first, third].sort());
+      const evicted = await callTool(client, 'get_session_info', { sessionId: second });
+      expect(evicted.body).toMatchObject({ code: 'SESSION_NOT_FOUND', data: { reason: 'evicted (max sessions reached)' } });
+      expect((await callTool(client, 'send_code', { sessionId: first, code: 'return kept;' })).body.result).toBe(true);
+    }));
+
+  it('counts sessions across clients and ends a client’s sessions when it disconnects', async () => {
+    const host = createCodeModeHost(options({ maxSessions: 10 }));
+    const alice = await connectInMemory(host.createServer());
+    const bob = await connectInMemory(host.createServer());
+    try {
+      const id = await create(alice);
+      expect((await callTool(bob, 'get_session_info', { sessionId: id })).body.code).toBe('SESSION_NOT_FOUND');
+      await create(bob);
+      expect(host.stats()).toEqual({ connections: 2, sessions: 2 });
+      await alice.close();
+      await expect.poll(() => host.stats()).toEqual({ connections: 1, sessions: 1 });
+      expect((await callTool(bob, 'list_sessions')).body.sessions).toHaveLength(1);
+    } finally {
+      await bob.close();
+      await host.close();
+    }
+  });
+});

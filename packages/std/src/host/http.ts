@@ -1,0 +1,169 @@
+import { AgentSpacesError } from '@agent-spaces/capabilities';
+import type { HostFunction } from '@agent-spaces/bridge';
+import type { HttpMethod, HttpResponseData } from '../sandbox/types.js';
+import { stdFunction } from './define.js';
+
+/** Resolved `http` settings of the std capability. */
+export interface HttpSettings {
+  allowHosts: readonly string[];
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+type RequestParams = { url: string; method?: HttpMethod; headers?: Record<string, string>; body?: string; timeoutMs?: number };
+
+const MAX_REDIRECTS = 5;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * `http.request` on the host. Only `http:`/`https:` URLs whose host is on the allow-list are fetched (every redirect
+ * hop is checked too); anything else fails with `ACCESS_DENIED` naming the host. The request gives up after the
+ * timeout (`TIMEOUT`) and stops reading a body larger than `maxBytes` (`PAYLOAD_TOO_LARGE`).
+ */
+export function httpFunctions(settings: HttpSettings): HostFunction[] {
+  const allowed = settings.allowHosts.map(parseAllowEntry);
+  return [
+    stdFunction<RequestParams>(
+      'http.request',
+      {
+        type: 'object',
+        properties: {
+          url: { type: 'string' },
+          method: { type: 'string', enum: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] },
+          headers: { type: 'object', additionalProperties: { type: 'string' } },
+          body: { type: 'string' },
+          timeoutMs: { type: 'number', exclusiveMinimum: 0 },
+        },
+        required: ['url'],
+        additionalProperties: false,
+      },
+      async (params, context) => {
+        const timeoutMs = Math.min(params.timeoutMs ?? settings.timeoutMs, settings.timeoutMs);
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const signal = AbortSignal.any([context.signal, timeout]);
+        try {
+          return await fetchAllowed(params, allowed, settings.maxBytes, signal);
+        } catch (error) {
+          if (timeout.aborted && !context.signal.aborted) {
+            throw new AgentSpacesError('TIMEOUT', `http: ${params.method ?? 'GET'} ${params.url} timed out after ${timeoutMs} ms`, {
+              timeoutMs,
+            });
+          }
+          throw error;
+        }
+      },
+    ),
+  ];
+}
+
+async function fetchAllowed(
+  params: RequestParams,
+  allowed: AllowEntry[],
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<HttpResponseData> {
+  let url = checkUrl(params.url, allowed);
+  let method: string = params.method ?? 'GET';
+  let body = params.body;
+  for (let hop = 0; ; hop++) {
+    let response: Response;
+    try {
+      response = await fetch(url, { method, ...(params.headers ? { headers: params.headers } : {}), body, redirect: 'manual', signal });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new AgentSpacesError('HANDLER_ERROR', `http: ${method} ${url.href} failed: ${describeFetchError(error)}`, { url: url.href });
+    }
+    const location = response.headers.get('location');
+    if (!REDIRECTS.has(response.status) || location === null) {
+      return {
+        url: url.href,
+        status: response.status,
+        statusText: response.statusText,
+        headers: Object.fromEntries(response.headers),
+        body: await readBody(response, maxBytes, url),
+      };
+    }
+    await response.body?.cancel();
+    if (hop === MAX_REDIRECTS) throw new AgentSpacesError('HANDLER_ERROR', `http: more than ${MAX_REDIRECTS} redirects from ${params.url}`);
+    url = checkUrl(new URL(location, url).href, allowed);
+    if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+      method = 'GET';
+      body = undefined;
+    }
+  }
+}
+
+async function readBody(response: Response, maxBytes: number, url: URL): Promise<string> {
+  const tooLarge = () =>
+    new AgentSpacesError('PAYLOAD_TOO_LARGE', `http: the response from ${url.host} is larger than ${maxBytes} bytes`, { maxBytes });
+  const declared = Number(response.headers.get('content-length') ?? 'NaN');
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge();
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+interface AllowEntry {
+  host: string;
+  port: string | undefined;
+  subdomains: boolean;
+}
+
+/** Parses `example.com`, `*.example.com` (subdomains only), `example.com:8080`, `127.0.0.1`, `[::1]:3000`. */
+function parseAllowEntry(entry: string): AllowEntry {
+  const m = /^(\*\.)?(\[[0-9a-f:.]+\]|[^:/\s[\]*]+)(?::(\d{1,5}))?$/i.exec(entry.trim());
+  if (!m) {
+    throw new AgentSpacesError('CONFIG_INVALID', `http.allowHosts: '${entry}' is not a host (example.com, *.example.com, host:port)`, {
+      entry,
+    });
+  }
+  return { subdomains: m[1] !== undefined, host: normalizeHost(m[2]!), port: m[3] };
+}
+
+function checkUrl(text: string, allowed: AllowEntry[]): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new AgentSpacesError('INVALID_PARAMS', `http: '${text}' is not an absolute URL`, { url: text });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new AgentSpacesError('ACCESS_DENIED', `http: only http and https URLs are allowed, not ${url.protocol}`, { url: text });
+  }
+  const host = normalizeHost(url.hostname);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const ok = allowed.some(
+    (entry) =>
+      (entry.port === undefined || entry.port === port) &&
+      (entry.subdomains ? host.endsWith(`.${entry.host}`) : host === entry.host),
+  );
+  if (!ok) {
+    const list = allowed.length === 0 ? 'no hosts are allowed' : `allowed: ${allowed.map(formatEntry).join(', ')}`;
+    throw new AgentSpacesError('ACCESS_DENIED', `http: host '${url.host}' is not on the allow-list (${list})`, { host: url.host });
+  }
+  return url;
+}
+
+function normalizeHost(host: string): string {
+  return host.toLowerCase().replace(/\.$/, '');
+}
+
+function formatEntry(entry: AllowEntry): string {
+  return `${entry.subdomains ? '*.' : ''}${entry.host}${entry.port ? `:${entry.port}` : ''}`;
+}
+
+function describeFetchError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  return typeof cause?.code === 'string' ? `${error.message} (${cause.code})` : error.message;
+}

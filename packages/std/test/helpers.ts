@@ -1,0 +1,31 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CallOutcome, WireError } from '@agent-spaces/capabilities';
+import { createBridge, type Bridge } from '@agent-spaces/bridge';
+import { createStdCapability, type StdOptions } from '../src/index.js';
+
+/** A real bridge over the std capability, called the way the sandbox calls it: `call('std', fn, params)`. */
+export function stdBridge(options: StdOptions): { bridge: Bridge; call: (fn: string, params?: unknown) => Promise<CallOutcome> } {
+  const bridge = createBridge({ capabilities: [createStdCapability(options)] });
+  const signal = new AbortController().signal;
+  return { bridge, call: (fn, params) => bridge.call({ kind: 'call', capability: 'std', function: fn, params }, signal) };
+}
+
+/** The value of a successful outcome (fails the test otherwise). */
+export function valueOf(outcome: CallOutcome): unknown {
+  if (!outcome.ok) throw new Error(`expected success, got ${outcome.error.code}: ${outcome.error.message}`);
+  return outcome.value;
+}
+
+/** The error of a failed outcome (fails the test otherwise). */
+export function errorOf(outcome: CallOutcome): WireError {
+  if (outcome.ok) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
+  return outcome.error;
+}
+
+/** A fresh temp folder and its cleanup. */
+export async function tempDir(prefix: string): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}

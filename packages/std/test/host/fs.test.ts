@@ -1,0 +1,145 @@
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { errorOf, stdBridge, tempDir, valueOf } from '../helpers.js';
+
+let base: string;
+let workspace: string;
+let outside: string;
+let remove: () => Promise<void>;
+let call: ReturnType<typeof stdBridge>['call'];
+
+beforeEach(async () => {
+  ({ dir: base, remove } = await tempDir('std-fs-'));
+  workspace = join(base, 'workspace');
+  outside = join(base, 'outside');
+  await mkdir(outside);
+  await writeFile(join(outside, 'secret.txt'), 'top secret');
+  ({ call } = stdBridge({ workspaceDir: workspace }));
+});
+afterEach(() => remove());
+
+describe('fs inside the workspace', () => {
+  it('creates the workspace on first use and writes, appends, reads and lists files', async () => {
+    expect(valueOf(await call('fs.readdir', { path: '.' }))).toEqual([]);
+    expect(valueOf(await call('fs.mkdir', { path: 'notes/2025' }))).toBeNull();
+    valueOf(await call('fs.writeFile', { path: 'notes/2025/a.txt', data: 'hello' }));
+    valueOf(await call('fs.appendFile', { path: 'notes/2025/a.txt', data: ' world' }));
+    expect(valueOf(await call('fs.readFile', { path: 'notes/2025/a.txt' }))).toBe('hello world');
+    expect(await readFile(join(workspace, 'notes/2025/a.txt'), 'utf8')).toBe('hello world');
+    valueOf(await call('fs.writeFile', { path: 'notes/b.bin', data: Buffer.from([0, 255, 1]).toString('base64'), encoding: 'base64' }));
+    expect(valueOf(await call('fs.readFile', { path: 'notes/b.bin', encoding: 'base64' }))).toBe('AP8B');
+    expect(valueOf(await call('fs.readdir', { path: 'notes' }))).toEqual([
+      { name: '2025', type: 'directory' },
+      { name: 'b.bin', type: 'file' },
+    ]);
+  });
+
+  it('stats, checks existence and removes', async () => {
+    valueOf(await call('fs.writeFile', { path: 'a.txt', data: 'abc' }));
+    const stat = valueOf(await call('fs.stat', { path: 'a.txt' })) as Record<string, unknown>;
+    expect(stat).toMatchObject({ type: 'file', size: 3 });
+    expect(Number.isNaN(Date.parse(stat.modifiedAt as string))).toBe(false);
+    expect(valueOf(await call('fs.exists', { path: 'a.txt' }))).toBe(true);
+    expect(valueOf(await call('fs.exists', { path: 'nope/b.txt' }))).toBe(false);
+    valueOf(await call('fs.rm', { path: 'a.txt' }));
+    expect(valueOf(await call('fs.exists', { path: 'a.txt' }))).toBe(false);
+    valueOf(await call('fs.rm', { path: 'a.txt', force: true }));
+  });
+
+  it('allows .. that stays inside the workspace', async () => {
+    valueOf(await call('fs.mkdir', { path: 'a/b' }));
+    valueOf(await call('fs.writeFile', { path: 'a/b/../c.txt', data: 'x' }));
+    expect(valueOf(await call('fs.readFile', { path: './a/c.txt' }))).toBe('x');
+  });
+
+  it('follows a symlink that stays inside the workspace', async () => {
+    valueOf(await call('fs.mkdir', { path: 'real' }));
+    await symlink(join(workspace, 'real'), join(workspace, 'alias'));
+    valueOf(await call('fs.writeFile', { path: 'alias/x.txt', data: 'via alias' }));
+    expect(valueOf(await call('fs.readFile', { path: 'real/x.txt' }))).toBe('via alias');
+  });
+
+  it('reports file system errors with the agent path, never a host path', async () => {
+    const missing = errorOf(await call('fs.readFile', { path: 'missing.txt' }));
+    expect(missing).toMatchObject({ code: 'HANDLER_ERROR', data: { errno: 'ENOENT', path: 'missing.txt' } });
+    valueOf(await call('fs.mkdir', { path: 'dir/sub' }));
+    const notEmpty = errorOf(await call('fs.rm', { path: 'dir' }));
+    expect(notEmpty.data?.errno).toMatch(/ENOTEMPTY|EISDIR|ERR_FS_EISDIR/);
+    for (const error of [missing, notEmpty]) expect(error.message).not.toContain(base);
+    valueOf(await call('fs.rm', { path: 'dir', recursive: true }));
+    expect(valueOf(await call('fs.exists', { path: 'dir' }))).toBe(false);
+  });
+
+  it('reports a workspace folder that cannot be created without naming host folders', async () => {
+    await writeFile(join(base, 'file'), 'x');
+    const broken = stdBridge({ workspaceDir: join(base, 'file', 'workspace') });
+    const error = errorOf(await broken.call('fs.readdir', { path: '.' }));
+    expect(error).toMatchObject({ code: 'HANDLER_ERROR', data: { errno: 'ENOTDIR' } });
+    expect(error.message).not.toContain(base);
+  });
+
+  it('validates params against the schemas', async () => {
+    expect(errorOf(await call('fs.readFile', {})).code).toBe('INVALID_PARAMS');
+    expect(errorOf(await call('fs.readFile', { path: 'a', encoding: 'latin1' })).code).toBe('INVALID_PARAMS');
+    expect(errorOf(await call('fs.writeFile', { path: 'a', data: 42 })).code).toBe('INVALID_PARAMS');
+    expect(errorOf(await call('fs.format', { path: 'a' })).code).toBe('FUNCTION_NOT_FOUND');
+  });
+});
+
+describe('fs escape attempts', () => {
+  const escapes: Array<[string, string, Record<string, unknown>]> = [
+    ['climbing out with ..', 'fs.readFile', { path: '../outside/secret.txt' }],
+    ['climbing out from a subfolder', 'fs.writeFile', { path: 'a/../../outside/new.txt', data: 'x' }],
+    ['just ..', 'fs.readdir', { path: '..' }],
+    ['an absolute path', 'fs.readFile', { path: '/etc/passwd' }],
+    ['an absolute path to the outside folder', 'fs.readdir', { path: '' }],
+    ['a NUL byte', 'fs.readFile', { path: 'a.txt\0../../etc/passwd' }],
+    ['removing the workspace itself', 'fs.rm', { path: '.', recursive: true }],
+    ['removing the workspace via a subfolder', 'fs.rm', { path: 'a/..', recursive: true }],
+  ];
+
+  it.each(escapes)('refuses %s', async (_, fn, params) => {
+    const p = { ...params, path: params.path === '' ? outside : params.path };
+    const error = errorOf(await call(fn, p));
+    expect(error.code).toBe('ACCESS_DENIED');
+    expect(error.data?.path).toBe(p.path);
+    expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('top secret');
+  });
+
+  it('refuses to read, write or list through a symlink pointing outside', async () => {
+    valueOf(await call('fs.mkdir', { path: '.' }));
+    await symlink(outside, join(workspace, 'link'));
+    await symlink(join(outside, 'secret.txt'), join(workspace, 'secret-link.txt'));
+    const attempts: Array<[string, Record<string, unknown>]> = [
+      ['fs.readFile', { path: 'link/secret.txt' }],
+      ['fs.readFile', { path: 'secret-link.txt' }],
+      ['fs.writeFile', { path: 'secret-link.txt', data: 'overwritten' }],
+      ['fs.appendFile', { path: 'link/new.txt', data: 'x' }],
+      ['fs.readdir', { path: 'link' }],
+      ['fs.stat', { path: 'link/secret.txt' }],
+      ['fs.exists', { path: 'link/secret.txt' }],
+      ['fs.mkdir', { path: 'link/sub' }],
+      ['fs.rm', { path: 'link/secret.txt' }],
+    ];
+    for (const [fn, params] of attempts) {
+      expect(errorOf(await call(fn, params)), `${fn} ${JSON.stringify(params)}`).toMatchObject({ code: 'ACCESS_DENIED' });
+    }
+    expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('top secret');
+  });
+
+  it('refuses a dangling symlink that would create a file outside', async () => {
+    valueOf(await call('fs.mkdir', { path: '.' }));
+    await symlink(join(outside, 'planted.txt'), join(workspace, 'dangling'));
+    expect(errorOf(await call('fs.writeFile', { path: 'dangling', data: 'x' })).code).toBe('ACCESS_DENIED');
+    expect(errorOf(await call('fs.writeFile', { path: 'dangling/x', data: 'x' })).code).toBe('ACCESS_DENIED');
+  });
+
+  it('removes a symlink pointing outside as a link, leaving its target alone', async () => {
+    valueOf(await call('fs.mkdir', { path: '.' }));
+    await symlink(outside, join(workspace, 'link'));
+    valueOf(await call('fs.rm', { path: 'link', recursive: true }));
+    expect(valueOf(await call('fs.readdir', { path: '.' }))).toEqual([]);
+    expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('top secret');
+  });
+});
