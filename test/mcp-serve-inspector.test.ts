@@ -7,12 +7,11 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCapabilities } from '@agent-spaces/compiler';
 
-// `agent-spaces mcp serve --port 0 --auth-token T` in a child process (its `serve` command run from TypeScript
-// sources), driven by the official MCP Inspector CLI as a real client over Streamable HTTP.
+// `agent-spaces mcp serve --port 0 --auth-token T` (the built CLI) in a child process, driven by the official MCP
+// Inspector CLI as a real client over Streamable HTTP.
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const inspector = join(root, 'node_modules/@modelcontextprotocol/inspector-cli/build/cli.js');
-const support = join(root, 'packages/server/test/support');
 const TOKEN = 'inspector-token-42';
 
 const GREETER = {
@@ -51,14 +50,7 @@ beforeAll(async () => {
   await buildCapabilities({ rootDir: dir, sources: ['capabilities/*.json'] });
   server = spawn(
     process.execPath,
-    [
-      '--no-node-snapshot',
-      '--conditions=@agent-spaces/source',
-      '--import',
-      join(support, 'register.mjs'),
-      join(support, 'serve-entry.ts'),
-      JSON.stringify({ port: '0', 'auth-token': TOKEN }),
-    ],
+    ['--no-node-snapshot', join(root, 'packages/cli/bin/agent-spaces.js'), 'mcp', 'serve', '--port', '0', '--auth-token', TOKEN],
     { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   url = await new Promise<string>((resolve, reject) => {

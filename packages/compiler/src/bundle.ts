@@ -1,18 +1,21 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
+import { isBuiltin } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import type { Plugin } from 'esbuild';
 
 /** One TypeScript/JavaScript entry bundled into a single ES module, with the local files it was built from. */
 export interface BundledModule {
-  /** ES module source; bare imports (`packages: 'external'`) are left for Node to resolve. */
+  /** ES module source; packages are not bundled but imported by absolute path, so the module runs from any folder. */
   code: string;
   /** Absolute paths of every local file esbuild read (for change detection). */
   inputs: string[];
 }
 
 /**
- * Bundles `file` with esbuild for Node 20 (ESM, packages external). Throws esbuild's `BuildFailure`
- * when the file cannot be read or parsed; see {@link formatBuildError}.
+ * Bundles `file` with esbuild for Node 20 (ESM). Packages stay external, resolved from `file`'s folder to absolute
+ * paths: the bundle is imported from the output folder, which need not sit inside the project's node_modules tree.
+ * Throws esbuild's `BuildFailure` when the file cannot be read or parsed; see {@link formatBuildError}.
  */
 export async function bundleModule(file: string): Promise<BundledModule> {
   const { build } = await import('esbuild');
@@ -24,7 +27,7 @@ export async function bundleModule(file: string): Promise<BundledModule> {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
+    plugins: [externalPackagesByPath],
     metafile: true,
     write: false,
     logLevel: 'silent',
@@ -35,6 +38,24 @@ export async function bundleModule(file: string): Promise<BundledModule> {
     .map((input) => resolve(absWorkingDir, input));
   return { code, inputs };
 }
+
+/** Import paths that may name a package (not `./x` or `/x`); esbuild filters are Go regular expressions. */
+const BARE = /^[^./]/;
+const WINDOWS_PATH = /^[a-zA-Z]:[\\/]/;
+const RESOLVING = Symbol('resolving');
+
+/** Leaves every package import out of the bundle, rewritten to the absolute path esbuild resolves it to. */
+const externalPackagesByPath: Plugin = {
+  name: 'external-packages-by-path',
+  setup(build) {
+    build.onResolve({ filter: BARE }, async ({ path, kind, resolveDir, pluginData }) => {
+      if (pluginData === RESOLVING || WINDOWS_PATH.test(path)) return undefined;
+      if (isBuiltin(path)) return { path, external: true };
+      const resolved = await build.resolve(path, { kind, resolveDir, pluginData: RESOLVING });
+      return resolved.errors.length > 0 ? { errors: resolved.errors } : { path: resolved.path, external: true };
+    });
+  },
+};
 
 /**
  * Writes `code` to a uniquely named `.mjs` file in `dir` (so bare imports resolve from the project's

@@ -120,7 +120,7 @@ describe('the seed train schedule', () => {
     expect(result.inputs).toEqual([file]);
     expect(Object.keys(result.hostModules)).toEqual(['train-schedule']);
     expect(result.hostModules['train-schedule']).toContain('https://api.trains.com/schedule');
-    expect(result.hostModules['train-schedule']).toMatch(/from ["']@agent-spaces\/capabilities["']/);
+    expect(result.hostModules['train-schedule']).toMatch(/from ["'][^"']*\/packages\/capabilities\/[^"']+["']/);
   });
 
   it('emits the seed\'s generated .d.ts (seed "Generated Code API") from the TypeScript source', async () => {

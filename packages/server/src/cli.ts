@@ -32,7 +32,7 @@ export async function serve(context: ServeContext): Promise<number> {
   const { loadConfig } = await import('@agent-spaces/compiler');
   const configFile = typeof values.config === 'string' ? values.config : undefined;
   const loaded = await loadConfig({ cwd: process.cwd(), ...(configFile ? { configFile } : {}) });
-  const config: ServerConfig = parseServerConfig(loaded.config, loaded.file);
+  const config: ServerConfig = parseServerConfig(loaded.raw, loaded.file);
   const settings = config.server;
   const spaces: SpaceDefinition[] = config.spaces.length > 0 ? config.spaces : [{ id: 'default', name: basename(loaded.rootDir) || 'default' }];
   const options: CodeModeServerOptions = {

@@ -64,4 +64,21 @@ export const commands: Command[] = [
     options: { config, json },
     load: async () => (await import('./run.js')).check,
   },
+  {
+    path: ['mcp', 'serve'],
+    positionals: [],
+    description: 'Serve the spaces as a code-mode MCP server (execute, search, sessions, injection) over stdio or HTTP',
+    options: {
+      config,
+      out: { type: 'string', description: 'Build output folder (default: .agent-spaces)', valueName: 'dir' },
+      stdio: { type: 'boolean', description: 'Serve over stdio (the default without --port)' },
+      port: { type: 'string', description: 'Serve Streamable HTTP on this port (0 picks a free one)', valueName: 'n' },
+      host: { type: 'string', description: 'Address to bind for HTTP (default: 127.0.0.1)', valueName: 'addr' },
+      timeout: { type: 'string', description: 'Idle timeout of sessions in seconds (default: 3600)', valueName: 's' },
+      'max-sessions': { type: 'string', description: 'Most live sessions; the least recently used is evicted (default: 32)', valueName: 'n' },
+      'auth-token': { type: 'string', description: 'Bearer token every HTTP request must carry (default: $AGENT_SPACES_MCP_TOKEN)', valueName: 'token' },
+      headless: { type: 'string', description: 'Calls needing approval when the client cannot be asked: deny (default) or allow', valueName: 'mode' },
+    },
+    load: async () => (await import('@agent-spaces/server')).serve,
+  },
 ];

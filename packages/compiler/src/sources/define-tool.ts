@@ -11,10 +11,10 @@ const FUNCTION_KEYS = new Set(['description', 'parameters', 'returns', 'handler'
 const DEFAULT_VERSION = '0.0.0';
 
 /** Records one diagnostic of the file being read. */
-type Diagnose = (code: CompileErrorCode, message: string, pointer?: string, severity?: Diagnostic['severity']) => void;
+export type Diagnose = (code: CompileErrorCode, message: string, pointer?: string, severity?: Diagnostic['severity']) => void;
 
 /** A `defineTool()` value found among a module's exports. */
-interface ExportedDefinition {
+export interface ExportedDefinition {
   /** The export binding (`trainSchedule`, `default`). */
   exportName: string;
   value: Record<string, unknown>;
@@ -115,7 +115,11 @@ function moduleIds(file: string, definitions: ExportedDefinition[]): string[] {
   });
 }
 
-function toCapability(
+/**
+ * The IR of one `defineTool()` value; `types` (from the TypeScript compiler) give the return types, which are
+ * `unknown` without them. The executor is the value's export in the bundled `host.mjs`.
+ */
+export function toCapability(
   { exportName, value }: ExportedDefinition,
   id: string,
   file: string,
