@@ -8,23 +8,31 @@ import {
   type HostPort,
   type WireError,
 } from '@agent-spaces/capabilities';
+import { ApprovalDesk } from './approvals.js';
+import type { AuditEntry } from './audit.js';
 import { defaultPolicy } from './policy.js';
+import { createRateLimiter } from './rate-limit.js';
 import type {
   ApprovalRequest,
   BridgeOptions,
   CallDecision,
   CallFinished,
+  CallOrigin,
   HostCapability,
   HostFunction,
   PendingCall,
   PolicyDecision,
 } from './types.js';
-import { SchemaCompiler, type ParamIssue, type ParamsCheck } from './validate.js';
+import { SchemaCompiler, snapshotParams, type ParamIssue, type ParamsCheck } from './validate.js';
 
 /** The host side of every capability call: a {@link HostPort} over a fixed set of capabilities. */
 export interface Bridge extends HostPort {
   /** The capabilities calls can reach, as given to {@link createBridge}. */
   readonly capabilities: readonly HostCapability[];
+  /** Pending approval requests; `resolve(id, answer)` answers one. */
+  readonly approvals: ApprovalDesk;
+  /** {@link HostPort.call}, plus where the call comes from (its run, session and approval-event listener). */
+  call(message: CallMessage, signal: AbortSignal, origin?: CallOrigin): Promise<CallOutcome>;
 }
 
 /** A function as the bridge dispatches it; its params check is compiled on the first call. */
@@ -47,9 +55,10 @@ class CallFailure extends Error {
 }
 
 /**
- * Creates the bridge: `call()` looks the capability and function up among `options.capabilities` only, validates
- * params against the function's schema (ajv, compiled once per function on first use), applies the policy (asking
- * `onApproval` when it says `ask`), executes, and returns the outcome. `call()` never rejects.
+ * Creates the bridge: `call()` looks the capability and function up among `options.capabilities` only, takes a private
+ * copy of the params and validates it against the function's schema (ajv, compiled once per function on first use),
+ * applies the policy (asking through `approvals` when it says `ask`), waits for the rate limits, executes, redacts
+ * the outcome, appends it to the audit log and returns it. `call()` never rejects (docs/policies.md).
  * @example
  * const bridge = createBridge({ capabilities: await loadCapabilities(dir, ['train-schedule']) });
  * const outcome = await bridge.call({ kind: 'call', capability: 'train-schedule', function: 'getSchedule', params: {} }, signal);
@@ -67,15 +76,28 @@ export function createBridge(options: BridgeOptions): Bridge {
   }
   const compiler = new SchemaCompiler();
   const policy = options.policy ?? defaultPolicy;
-  const { onApproval, onCall, onResult } = options;
+  const { onCall, onResult, redactor, audit } = options;
+  const approvals = new ApprovalDesk({
+    ...(options.onApproval ? { approver: options.onApproval } : {}),
+    ...(options.awaitApprovals ? { awaitResolve: true } : {}),
+    ...(options.approvalTimeoutMs ? { timeoutMs: options.approvalTimeoutMs } : {}),
+  });
+  const limiter = createRateLimiter({
+    capabilities,
+    ...(options.rateLimits ? { overrides: options.rateLimits } : {}),
+    ...(options.rateLimitMaxWaitMs ? { maxWaitMs: options.rateLimitMaxWaitMs } : {}),
+    ...(options.rateLimitHistory ? { history: options.rateLimitHistory } : {}),
+  });
   let sequence = 0;
 
-  async function dispatch(message: CallMessage, signal: AbortSignal, callId: string, trace: Trace): Promise<unknown> {
+  async function dispatch(message: CallMessage, signal: AbortSignal, callId: string, trace: Trace, origin: CallOrigin): Promise<unknown> {
     const entry = lookup(table, message);
     const params = checkParams(entry, message.params, compiler);
+    trace.params = params;
     const pending: PendingCall = { id: callId, capability: entry.capability, function: entry.fn, params, signal };
     const decided = decide(pending);
-    await gate(isThenable(decided) ? await untilAborted(decided, signal) : decided, pending, trace);
+    await gate(isThenable(decided) ? await untilAborted(decided, signal) : decided, pending, trace, origin);
+    if (limiter) await limiter.acquire(pending);
     if (signal.aborted) throw new CallFailure('ABORTED', 'The run was aborted before the call executed');
     const context: HandlerContext = { capability: entry.capability.exportName, function: entry.fn.sourceName, signal };
     trace.executing = true;
@@ -92,21 +114,23 @@ export function createBridge(options: BridgeOptions): Bridge {
   }
 
   /** Applies the decision: returns when the call may run, else records why not in `trace` and throws. */
-  async function gate(decision: PolicyDecision, pending: PendingCall, trace: Trace): Promise<void> {
+  async function gate(decision: PolicyDecision, pending: PendingCall, trace: Trace, origin: CallOrigin): Promise<void> {
+    const by = decision.by ?? 'policy';
     switch (decision.kind) {
       case 'allow':
-        trace.decision = decision;
+        trace.decision = { kind: 'allow', by };
         return;
       case 'deny':
-        trace.decision = decision;
+        trace.decision = { kind: 'deny', reason: decision.reason, by };
         throw new CallFailure('POLICY_DENIED', `Policy denied ${label(pending)}: ${decision.reason}`, { reason: decision.reason });
       case 'ask': {
-        trace.decision = { kind: 'ask', message: decision.message, approved: false };
-        const approved = await askApprover(pending, decision.message);
-        if (approved !== true) {
-          throw new CallFailure('APPROVAL_DENIED', `${label(pending)} was not approved: ${approved}`, { message: decision.message });
+        trace.decision = { kind: 'ask', message: decision.message, approved: false, by };
+        const answer = await askApprover(pending, decision.message, origin);
+        trace.decision = { ...trace.decision, approved: answer.approved, answeredBy: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) };
+        if (!answer.approved) {
+          const why = answer.reason ?? (answer.by === 'timeout' ? 'it timed out' : `${answer.by} denied it`);
+          throw new CallFailure('APPROVAL_DENIED', `${label(pending)} was not approved: ${why}`, { message: decision.message, by: answer.by });
         }
-        trace.decision = { kind: 'ask', message: decision.message, approved: true };
         return;
       }
       default:
@@ -114,38 +138,49 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
   }
 
-  /** `true` when approved, else the reason it was not. */
-  async function askApprover(pending: PendingCall, message: string): Promise<true | string> {
-    if (!onApproval) return 'no approver is configured';
+  /** Asks through the approval desk, telling `origin` when the request is pending and when it is answered. */
+  async function askApprover(pending: PendingCall, message: string, origin: CallOrigin) {
     const request: ApprovalRequest = {
       id: pending.id,
       capability: pending.capability.id,
       function: pending.function.name,
-      params: pending.params,
-      message,
+      params: redactor ? redactor.value(pending.params) : pending.params,
+      message: redactor ? redactor.text(message) : message,
+      ...(origin.runId ? { runId: origin.runId } : {}),
+      ...(origin.sessionId ? { sessionId: origin.sessionId } : {}),
     };
-    let answer: boolean;
-    try {
-      answer = await untilAborted(Promise.resolve().then(() => onApproval(request)), pending.signal);
-    } catch (error) {
-      if (error instanceof CallFailure) throw error;
-      return `the approver failed: ${errorMessage(error)}`;
+    const listener = origin.onApprovalEvent;
+    const answer = await approvals.ask(request, pending.signal, () =>
+      listener?.({ type: 'approvalRequired', id: request.id, source: 'capability', capability: request.capability, function: request.function, params: request.params, message: request.message }),
+    );
+    if (listener && approvals.canAsk) {
+      listener({ type: 'approvalResolved', id: request.id, approved: answer.approved, by: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) });
     }
-    return answer === true ? true : 'the approver denied it';
+    return answer;
   }
 
   return {
     capabilities,
-    async call(message, signal) {
+    approvals,
+    async call(message, signal, origin = {}) {
       const callId = String(++sequence);
-      const started = onResult ? performance.now() : 0;
+      const started = onResult || audit ? performance.now() : 0;
       if (onCall) notify(onCall, { callId, capability: message?.capability, function: message?.function, params: message?.params });
-      const trace: Trace = { decision: undefined, executing: false };
+      const trace: Trace = { decision: undefined, executing: false, params: undefined };
       let outcome: CallOutcome;
       try {
-        outcome = { ok: true, value: await dispatch(message, signal, callId, trace) };
+        outcome = { ok: true, value: await dispatch(message, signal, callId, trace, origin) };
       } catch (error) {
         outcome = { ok: false, error: toWire(error, message, signal, trace.executing) };
+      }
+      if (redactor) outcome = redactor.value(outcome);
+      if (audit) {
+        try {
+          audit.append(auditRecord(callId, message, origin, trace, outcome, performance.now() - started, redactor?.value ?? ((v) => v)));
+        } catch (error) {
+          // Fail closed: a call that cannot be put on record does not hand its result back.
+          outcome = { ok: false, error: { code: 'INTERNAL', message: `The audit log could not be written: ${errorMessage(error)}`, capability: String(message?.capability), function: String(message?.function) } };
+        }
       }
       if (onResult) {
         notify(onResult, {
@@ -162,10 +197,45 @@ export function createBridge(options: BridgeOptions): Bridge {
   };
 }
 
-/** What one call went through, for {@link CallFinished} and for telling handler errors from internal ones. */
+/** What one call went through, for {@link CallFinished}, the audit log and telling handler errors from internal ones. */
 interface Trace {
   decision: CallDecision | undefined;
   executing: boolean;
+  /** The validated params, once they passed validation. */
+  params: Record<string, unknown> | undefined;
+}
+
+function auditRecord(
+  callId: string,
+  message: CallMessage,
+  origin: CallOrigin,
+  trace: Trace,
+  outcome: CallOutcome,
+  durationMs: number,
+  redact: <T>(value: T) => T,
+): AuditEntry {
+  const decision = trace.decision;
+  return {
+    time: new Date().toISOString(),
+    ...(origin.runId ? { runId: origin.runId } : {}),
+    ...(origin.sessionId ? { sessionId: origin.sessionId } : {}),
+    callId,
+    capability: String(message?.capability),
+    function: String(message?.function),
+    params: redact(trace.params ?? '(not valid params)'),
+    ...(decision
+      ? {
+          decision: {
+            kind: decision.kind,
+            by: decision.by ?? 'policy',
+            ...(decision.kind === 'ask' ? { approved: decision.approved, ...(decision.answeredBy ? { answeredBy: decision.answeredBy } : {}), ...(decision.reason ? { reason: decision.reason } : {}) } : {}),
+            ...(decision.kind === 'deny' ? { reason: decision.reason } : {}),
+          },
+        }
+      : {}),
+    outcome: outcome.ok ? { ok: true } : { ok: false, code: outcome.error.code, message: outcome.error.message },
+    durationMs: Math.round(durationMs * 1000) / 1000,
+  };
 }
 
 function lookup(table: Map<string, Map<string, Entry>>, message: CallMessage): Entry {
@@ -185,8 +255,11 @@ function lookup(table: Map<string, Map<string, Entry>>, message: CallMessage): E
 }
 
 function checkParams(entry: Entry, raw: unknown, compiler: SchemaCompiler): Record<string, unknown> {
-  const params = raw === undefined ? {} : raw;
-  if (!isPlainObject(params)) throw invalidParams(entry, [{ path: '', message: 'must be a plain object' }]);
+  const given = raw === undefined ? {} : raw;
+  if (!isPlainObject(given)) throw invalidParams(entry, [{ path: '', message: 'must be a plain object' }]);
+  const snapshot = snapshotParams(given);
+  if (!snapshot.ok) throw invalidParams(entry, [snapshot.issue]);
+  const params = snapshot.value as Record<string, unknown>;
   const issues = (entry.check ?? compileCheck(entry, compiler))(params);
   if (issues) throw invalidParams(entry, issues);
   return params;

@@ -10,7 +10,7 @@ import {
 import { readOpenApiExecutorSpec } from './executors/openapi-spec.js';
 
 /** The executors this bridge runs. */
-export type SupportedExecutor = Extract<ExecutorSpec, { kind: 'module' | 'http' | 'runtime' | 'openapi' }>;
+export type SupportedExecutor = Extract<ExecutorSpec, { kind: 'module' | 'http' | 'runtime' | 'openapi' | 'mcp' }>;
 
 /** One function of a built capability: its `meta.json` entry joined with its `schema.json` schemas. */
 export interface BuiltFunction {
@@ -143,8 +143,13 @@ function readExecutor(m: Reader, raw: unknown): SupportedExecutor {
       return { kind: 'runtime' };
     case 'openapi':
       return readOpenApiExecutorSpec(executor, (pointer, problem) => m.fail(`/executor${pointer}`, problem));
+    case 'mcp': {
+      const server = m.string(executor.server, '/executor/server');
+      const toolsHash = m.optionalString(executor.toolsHash, '/executor/toolsHash');
+      return toolsHash === undefined ? { kind: 'mcp', server } : { kind: 'mcp', server, toolsHash };
+    }
     default:
-      return m.fail('/executor/kind', `${JSON.stringify(executor.kind)} is not an executor this bridge runs (module, http, runtime, openapi)`);
+      return m.fail('/executor/kind', `${JSON.stringify(executor.kind)} is not an executor this bridge runs (module, http, runtime, openapi, mcp)`);
   }
 }
 

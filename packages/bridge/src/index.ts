@@ -1,9 +1,19 @@
 export { createBridge, type Bridge } from './bridge.js';
-export { loadCapabilities } from './load.js';
+export { ApprovalDesk, DEFAULT_APPROVAL_TIMEOUT_MS, type ApprovalOutcome, type Approvals } from './approvals.js';
+export { AuditLog, auditLogFile, readAuditLog, type AuditEntry, type AuditRecord, type AuditSink } from './audit.js';
+export { createPolicy } from './policy.js';
+export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './rate-limit.js';
+export { createRedactor, placeholderNames, secretsFromEnv, type Redactor } from './redact.js';
+export { loadCapabilities, type LoadOptions } from './load.js';
+export type { McpBinding } from './executors/mcp.js';
 export { createOpenApiExecutor, type OpenApiExecutor, type OpenApiExecutorOptions, type SecretEnv } from './executors/openapi.js';
 export type {
+  ApprovalAnswer,
+  ApprovalEventInput,
   ApprovalRequest,
+  Approver,
   BridgeOptions,
+  CallOrigin,
   CallDecision,
   CallFinished,
   CallStarted,

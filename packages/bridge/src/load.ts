@@ -5,9 +5,11 @@ import { approvalTemplate } from './approval-template.js';
 import { readBuiltCapability, type BuiltCapability } from './built-files.js';
 import type { Executor, ExecutorContext } from './executors/executor.js';
 import { httpExecutor } from './executors/http.js';
+import { mcpExecutor, type McpBinding } from './executors/mcp.js';
 import { HOST_MODULE, ModuleExecutor } from './executors/module.js';
 import { openApiExecutor } from './executors/openapi.js';
 import { runtimeExecutor } from './executors/runtime.js';
+import { placeholderNames } from './redact.js';
 import type { HostCapability, HostFunction, RuntimeHandlers } from './types.js';
 
 /**
@@ -18,7 +20,9 @@ import type { HostCapability, HostFunction, RuntimeHandlers } from './types.js';
  *   `defineTool()` value whose `functions[sourceName].handler` runs, without it the export named `sourceName` does;
  * - `http`: `POST url` with `{ capability, function, params }`; a non-2xx status fails with `HANDLER_ERROR`;
  * - `runtime`: `handlers[id]` or `handlers[exportName]`, then `[name]` or `[sourceName]` (`NO_HANDLER` at call time
- *   when missing).
+ *   when missing);
+ * - `mcp`: a tool, resource or prompt of an MCP server, called through `options.mcp.pool` (`CAPABILITY_STALE` when the
+ *   server's tools changed since the build; `CONFIG_INVALID` at load time without a pool).
  * A JSON `approvalMessage` template (`"Delete {path}?"`) becomes a message function. Missing or corrupt files fail with
  * `CAPABILITY_NOT_FOUND`, `INVALID_JSON` or `INVALID_DEFINITION`, naming the file and field.
  */
@@ -26,12 +30,19 @@ export async function loadCapabilities(
   outDir: string,
   ids: readonly string[],
   handlers?: RuntimeHandlers,
+  options: LoadOptions = {},
 ): Promise<HostCapability[]> {
-  return Promise.all(ids.map(async (id) => toHostCapability(await readBuiltCapability(outDir, id), handlers)));
+  return Promise.all(ids.map(async (id) => toHostCapability(await readBuiltCapability(outDir, id), handlers, options)));
 }
 
-async function toHostCapability(built: BuiltCapability, handlers: RuntimeHandlers | undefined): Promise<HostCapability> {
-  const context: ExecutorContext = { id: built.id, exportName: built.exportName, dir: built.dir, handlers };
+/** Run-time services some executors need, owned by the caller. */
+export interface LoadOptions {
+  /** The MCP client pool `mcp` capabilities call through. */
+  mcp?: McpBinding;
+}
+
+async function toHostCapability(built: BuiltCapability, handlers: RuntimeHandlers | undefined, options: LoadOptions): Promise<HostCapability> {
+  const context: ExecutorContext = { id: built.id, exportName: built.exportName, dir: built.dir, handlers, mcp: options.mcp };
   const executor = await bindExecutor(built, context);
   const functions = new Map<string, HostFunction>();
   for (const fn of built.functions) {
@@ -50,7 +61,8 @@ async function toHostCapability(built: BuiltCapability, handlers: RuntimeHandler
       execute: executor.execute(fn),
     });
   }
-  return { id: built.id, exportName: built.exportName, config: built.config, functions };
+  const secrets = placeholderNames(built.executor);
+  return { id: built.id, exportName: built.exportName, config: built.config, functions, ...(secrets.length > 0 ? { secrets } : {}) };
 }
 
 async function bindExecutor(built: BuiltCapability, context: ExecutorContext): Promise<Executor> {
@@ -78,6 +90,8 @@ async function bindExecutor(built: BuiltCapability, context: ExecutorContext): P
       return runtimeExecutor(context);
     case 'openapi':
       return openApiExecutor(spec);
+    case 'mcp':
+      return mcpExecutor(spec, built.id, context.mcp);
     default:
       return assertNever(spec);
   }

@@ -1,16 +1,39 @@
+import type { PoliciesConfig } from '@agent-spaces/capabilities';
+import { compileRules } from './policy-rules.js';
 import type { PendingCall, PolicyDecision, PolicyHook } from './types.js';
 
-const ALLOW: PolicyDecision = Object.freeze({ kind: 'allow' });
 const MAX_PARAMS_IN_MESSAGE = 200;
 
+/**
+ * The policy of `policies.rules` and `policies.toolPermission` (docs/policies.md): the most specific matching rule
+ * decides, else the function's (or its capability's) `requiresApproval` (`ask`, else `allow`); then `toolPermission`
+ * `never` turns `ask` into `allow` and `always` turns `allow` into `ask`. `deny` always stays.
+ * @example
+ * createPolicy({ rules: { 'mail.send': [{ when: { to: { endsWith: '@example.com' } }, then: 'allow' }, { then: 'ask' }] } })
+ */
+export function createPolicy(config: Pick<PoliciesConfig, 'rules' | 'toolPermission'> = {}): PolicyHook {
+  const rules = compileRules(config.rules);
+  const permission = config.toolPermission ?? 'tool';
+  return {
+    decide(call): PolicyDecision {
+      const match = rules(call) ?? (needsApproval(call) ? { action: 'ask', by: 'requiresApproval' } : { action: 'allow', by: 'default' });
+      if (match.action === 'deny') return { kind: 'deny', reason: `denied by ${match.by}`, by: match.by };
+      if (permission === 'never') {
+        return { kind: 'allow', by: match.action === 'ask' ? `toolPermission: never (over ${match.by})` : match.by };
+      }
+      if (match.action === 'ask') return { kind: 'ask', message: approvalMessageFor(call), by: match.by };
+      if (permission === 'always') return { kind: 'ask', message: approvalMessageFor(call), by: `toolPermission: always (over ${match.by})` };
+      return { kind: 'allow', by: match.by };
+    },
+  };
+}
+
 /** The policy used when none is given: `ask` when the function or its capability requires approval, else `allow`. */
-export const defaultPolicy: PolicyHook = {
-  decide(call) {
-    return call.function.requiresApproval || call.capability.config.requiresApproval === true
-      ? { kind: 'ask', message: approvalMessageFor(call) }
-      : ALLOW;
-  },
-};
+export const defaultPolicy: PolicyHook = createPolicy();
+
+function needsApproval(call: PendingCall): boolean {
+  return call.function.requiresApproval || call.capability.config.requiresApproval === true;
+}
 
 /** The function's own approval message for `call`, or a generic one when it has none or it throws. */
 function approvalMessageFor(call: PendingCall): string {

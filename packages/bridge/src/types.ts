@@ -1,6 +1,10 @@
+import type { AuditSink } from './audit.js';
+import type { Redactor } from './redact.js';
 import type {
   CallOutcome,
   CapabilityConfig,
+  RateLimit,
+  RunEventInput,
   HandlerContext,
   JsonSchema,
   ObjectSchema,
@@ -15,6 +19,8 @@ export interface HostCapability {
   config: CapabilityConfig;
   /** Keyed by the generated function name (what the sandbox sends as `function`). */
   functions: ReadonlyMap<string, HostFunction>;
+  /** Environment variables its executor reads through `${VAR}` placeholders: their values are redacted from outcomes. */
+  secrets?: readonly string[];
 }
 
 /** One function of a {@link HostCapability}: its schemas, approval settings and executor. */
@@ -54,7 +60,10 @@ export interface PendingCall {
  * What the policy decides for one call, switched exhaustively by the bridge: `allow` runs it, `deny` fails it with
  * `POLICY_DENIED`, `ask` sends an {@link ApprovalRequest} to the approver.
  */
-export type PolicyDecision = { kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; message: string };
+export type PolicyDecision = ({ kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; message: string }) & {
+  /** What made the decision, for the audit log (`policies.rules["crm"]`, `requiresApproval`). */
+  by?: string;
+};
 
 /**
  * Decides allow / deny / ask per call. A policy may throw an `AgentSpacesError` (e.g. `RATE_LIMITED`): the call then
@@ -72,6 +81,29 @@ export interface ApprovalRequest {
   function: string;
   params: unknown;
   message: string;
+  /** The run and session the call came from, when the caller said ({@link CallOrigin}). */
+  runId?: string;
+  sessionId?: string;
+}
+
+/** A person's (or a program's) answer to an {@link ApprovalRequest}; `by` names who answered, for the audit log. */
+export interface ApprovalAnswer {
+  approved: boolean;
+  reason?: string;
+  by?: string;
+}
+
+/** Answers approval requests: `true`/`false` or an {@link ApprovalAnswer}. */
+export type Approver = (request: ApprovalRequest) => boolean | ApprovalAnswer | Promise<boolean | ApprovalAnswer>;
+
+/** The approval events of one call, as the SDK records them in its run (stamped by the run's emitter). */
+export type ApprovalEventInput = Extract<RunEventInput, { type: 'approvalRequired' | 'approvalResolved' }>;
+
+/** Where a call comes from: its run and session (for approval requests and the audit log) and who hears its approval events. */
+export interface CallOrigin {
+  runId?: string;
+  sessionId?: string;
+  onApprovalEvent?: (event: ApprovalEventInput) => void;
 }
 
 /** A call arrived from the sandbox (before lookup, validation and policy). */
@@ -83,10 +115,11 @@ export interface CallStarted {
 }
 
 /** How the policy gate treated a call: the policy's decision, plus the approver's answer when it asked. */
-export type CallDecision =
+export type CallDecision = (
   | { kind: 'allow' }
   | { kind: 'deny'; reason: string }
-  | { kind: 'ask'; message: string; approved: boolean };
+  | { kind: 'ask'; message: string; approved: boolean; answeredBy?: string; reason?: string }
+) & { by?: string };
 
 /** A call finished, successfully or not. */
 export interface CallFinished {
@@ -105,8 +138,22 @@ export interface BridgeOptions {
   capabilities: readonly HostCapability[];
   /** Default: `ask` when the function or its capability's config requires approval, else `allow`. */
   policy?: PolicyHook;
-  /** Answers approval requests; without it every `ask` is denied with `APPROVAL_DENIED`. */
-  onApproval?: (request: ApprovalRequest) => boolean | Promise<boolean>;
+  /** Answers approval requests; without it (and without `awaitApprovals`) every `ask` is denied with `APPROVAL_DENIED`. */
+  onApproval?: Approver;
+  /** Keep approval requests pending until `bridge.approvals.resolve()` answers them (or they time out), even without `onApproval`. */
+  awaitApprovals?: boolean;
+  /** A pending approval counts as denied after this many ms (default 300 000). */
+  approvalTimeoutMs?: number;
+  /** Rate limits by `'<capability>'` or `'<capability>.<function>'`, replacing the capabilities' `config.rateLimit`. */
+  rateLimits?: Readonly<Record<string, RateLimit>>;
+  /** How long a call over a rate limit waits for a slot before failing with `RATE_LIMITED` (default 0). */
+  rateLimitMaxWaitMs?: number;
+  /** Calls admitted earlier (by another process of the same space), counted against the rate limits. */
+  rateLimitHistory?: Iterable<{ capability: string; function: string; at: number }>;
+  /** Replaces secret values in every outcome (see `createRedactor`). */
+  redactor?: Redactor;
+  /** Receives one record per call, synchronously, before the outcome is returned (see `AuditLog`). */
+  audit?: AuditSink;
   /** Called when a call arrives. Errors it throws are ignored. */
   onCall?: (event: CallStarted) => void;
   /** Called when a call finishes. Errors it throws are ignored. */

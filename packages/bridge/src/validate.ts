@@ -63,3 +63,35 @@ function toIssue(error: ErrorObject): ParamIssue {
 function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
+
+const MAX_PARAMS_DEPTH = 100;
+
+/**
+ * A private copy of call params (`structuredClone`: getters run once, Proxies and functions are refused), so what
+ * the policy checked is what the executor gets. Refuses `__proto__` keys, cycles and nesting deeper than 100.
+ */
+export function snapshotParams(raw: unknown): { ok: true; value: unknown } | { ok: false; issue: ParamIssue } {
+  let value: unknown;
+  try {
+    value = structuredClone(raw);
+  } catch (error) {
+    return { ok: false, issue: { path: '', message: `must be plain data (${(error as Error).name})` } };
+  }
+  const problem = findUnsafe(value, '', new Set(), 0);
+  return problem ? { ok: false, issue: problem } : { ok: true, value };
+}
+
+function findUnsafe(value: unknown, path: string, ancestors: Set<object>, depth: number): ParamIssue | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (depth > MAX_PARAMS_DEPTH) return { path, message: `nests deeper than ${MAX_PARAMS_DEPTH} levels` };
+  if (ancestors.has(value)) return { path, message: 'must not contain itself' };
+  ancestors.add(value);
+  for (const key of Object.keys(value)) {
+    const at = `${path}/${escapePointer(key)}`;
+    if (key === '__proto__') return { path: at, message: 'the key "__proto__" is not allowed' };
+    const problem = findUnsafe((value as Record<string, unknown>)[key], at, ancestors, depth + 1);
+    if (problem) return problem;
+  }
+  ancestors.delete(value);
+  return undefined;
+}

@@ -1,10 +1,50 @@
+import type { PoliciesConfig } from './policies.js';
+
 /** The shape of `agent-spaces.config.ts|mjs|json`. Later features add keys; unknown keys are an error. */
 export interface AgentSpacesConfig {
   /** Capability source files or globs, relative to the config file (`capabilities/*.ts`, `tools/weather.json`). */
   capabilities?: string[];
   /** Build output folder, relative to the config file. Default `.agent-spaces`. */
   outDir?: string;
+  /** Defaults of `agent-spaces mcp serve` (docs/mcp-server.md); checked field by field when the server starts. */
+  server?: Record<string, unknown>;
+  /** The spaces `agent-spaces mcp serve` offers (docs/mcp-server.md); checked field by field when the server starts. */
+  spaces?: Record<string, unknown>[];
+  /**
+   * MCP servers to build as `@capabilities/mcp-<server>` (docs/mcp.md), in the Claude Desktop / Cursor shape. Values
+   * may hold `${VAR}` placeholders, expanded from the host environment or `.env` only when a server is started.
+   * Without this key, a `.mcp.json` or `mcp.json` next to the config file is read.
+   */
+  mcpServers?: McpServers;
+  /** Approval rules, headless mode, rate limits, secrets to redact and the audit log (docs/policies.md). */
+  policies?: PoliciesConfig;
 }
+
+/** A server started as a child process that speaks JSON-RPC over its stdin/stdout. */
+export interface McpStdioServerConfig {
+  type?: 'stdio';
+  command: string;
+  args?: string[];
+  /** Added to a small safe default environment (`PATH`, `HOME`, …), as Claude Desktop does. */
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/**
+ * A server reached over HTTP: `type: 'http'` is Streamable HTTP, `'sse'` the old HTTP+SSE transport, and no
+ * `type` tries Streamable HTTP first and falls back to SSE when the server answers with a 4xx.
+ */
+export interface McpRemoteServerConfig {
+  type?: 'http' | 'sse';
+  url: string;
+  headers?: Record<string, string>;
+}
+
+/** One entry of `mcpServers`. */
+export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
+
+/** `mcpServers`: server name -> how to reach it. */
+export type McpServers = Record<string, McpServerConfig>;
 
 /** Identity helper that types an `agent-spaces.config.ts` default export. */
 export function defineConfig(config: AgentSpacesConfig): AgentSpacesConfig {

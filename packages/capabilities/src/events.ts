@@ -31,6 +31,18 @@ export interface CapabilityResultEvent extends EventBase {
   durationMs: number;
   error?: WireError;
 }
+/** A running capability call reported progress (an MCP server's `notifications/progress`). */
+export interface ProgressEvent extends EventBase {
+  type: 'progress';
+  /** The `callId` of the call's `capabilityCall` event. */
+  callId: string;
+  capability: string;
+  function: string;
+  /** Grows with every notification of the call; with `total`, `progress / total` is the fraction done. */
+  progress: number;
+  total?: number;
+  message?: string;
+}
 /** Agent code wrote to the console. */
 export interface LogEvent extends EventBase {
   type: 'log';
@@ -50,11 +62,37 @@ export interface RunFinishedEvent extends EventBase {
   capabilityCalls: number;
 }
 
+/**
+ * A call (`source: 'capability'`) or the whole script (`source: 'script'`, `params: { code }`) waits for a person's
+ * approval (seed 002 "Approval Events"); answer it with `space.approvals.resolve(id, { approved })`.
+ */
+export interface ApprovalRequiredEvent extends EventBase {
+  type: 'approvalRequired';
+  /** Id of the approval request (for a call, also its bridge call id). */
+  id: string;
+  source: 'capability' | 'script';
+  capability: string;
+  function: string;
+  params: unknown;
+  message: string;
+}
+/** An approval request was answered; `by` says who or what answered (`approver`, `resolve`, `timeout`, …). */
+export interface ApprovalResolvedEvent extends EventBase {
+  type: 'approvalResolved';
+  id: string;
+  approved: boolean;
+  by: string;
+  reason?: string;
+}
+
 /** Every event a run emits, discriminated on `type`. */
 export type RunEvent =
   | RunStartedEvent
   | CapabilityCallEvent
   | CapabilityResultEvent
+  | ApprovalRequiredEvent
+  | ApprovalResolvedEvent
+  | ProgressEvent
   | LogEvent
   | ErrorEvent
   | RunFinishedEvent;

@@ -59,14 +59,32 @@ export {
   type SandboxMessage,
 } from './protocol.js';
 export type {
+  ApprovalRequiredEvent,
+  ApprovalResolvedEvent,
   CapabilityCallEvent,
   CapabilityResultEvent,
   ErrorEvent,
   LogEvent,
+  ProgressEvent,
   RunEvent,
   RunEventInput,
   RunFinishedEvent,
   RunStartedEvent,
 } from './events.js';
-export { defineConfig, type AgentSpacesConfig } from './config.js';
+export {
+  defineConfig,
+  type AgentSpacesConfig,
+  type McpRemoteServerConfig,
+  type McpServerConfig,
+  type McpServers,
+  type McpStdioServerConfig,
+} from './config.js';
 export type { Diagnostic } from './errors.js';
+export {
+  findPoliciesProblem,
+  type ParamMatcher,
+  type PoliciesConfig,
+  type PolicyAction,
+  type PolicyRule,
+  type ToolPermission,
+} from './policies.js';

@@ -6,6 +6,7 @@
 export { buildCapabilities, type BuildOptions, type ConfigSource, type BuildProgress, type BuildReport } from './build.js';
 export { listCapabilities, readDeclarations } from './catalog.js';
 export { configSources } from './sources/config-sources.js';
+export { inlineSource, isDefineToolValue } from './sources/inline.js';
 export { readOpenApiSource, type OpenApiSourceConfig, type OpenApiSourceResult } from './sources/openapi/index.js';
 export type { SourceContext, SourceResult } from './sources/types.js';
 export {

@@ -36,4 +36,14 @@ describe('reuse', () => {
     libFiles(second.getProgram()!).forEach((file, i) => expect(file).toBe(libs1[i]));
     second.dispose();
   });
+
+  it('gives a new typechecker the declarations it was given, not another one\'s file of the same name', async () => {
+    const before = await createTypechecker({ declarations: new Map([['rebuilt.d.ts', "declare module '@capabilities/rebuilt' { export function hello(): string; }"]]) });
+    const use = "import { bye } from '@capabilities/rebuilt';\nexport default bye();";
+    expect(before.check(use).map((d) => d.code)).toEqual([2305]);
+    const after = await createTypechecker({ declarations: new Map([['rebuilt.d.ts', "declare module '@capabilities/rebuilt' { export function bye(): string; }"]]) });
+    expect(after.check(use)).toEqual([]);
+    before.dispose();
+    after.dispose();
+  });
 });

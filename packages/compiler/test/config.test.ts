@@ -46,7 +46,8 @@ describe('loadConfig formats', () => {
     });
     const loaded = await loadConfig({ cwd: dir });
     expect(loaded).toEqual({
-      config: { capabilities: ['tools/*.json'], outDir: join(dir, 'build/out') },
+      config: { capabilities: ['tools/*.json'], outDir: join(dir, 'build/out'), mcpServers: {}, policies: {} },
+      raw: { capabilities: ['tools/*.json'], outDir: 'build/out' },
       file: join(dir, 'agent-spaces.config.ts'),
       rootDir: dir,
     });
@@ -63,7 +64,7 @@ describe('loadConfig formats', () => {
   it('loads a .json config', async () => {
     await project({ 'agent-spaces.config.json': JSON.stringify({ outDir: 'out' }) });
     const { config } = await loadConfig({ cwd: dir });
-    expect(config).toEqual({ capabilities: ['capabilities/*'], outDir: join(dir, 'out') });
+    expect(config).toEqual({ capabilities: ['capabilities/*'], outDir: join(dir, 'out'), mcpServers: {}, policies: {} });
   });
 
   it('loads an explicit config file relative to cwd and resolves paths against its folder', async () => {
@@ -111,6 +112,17 @@ describe('loadConfig validation', () => {
     expect(error.message).toMatch(/^agent-spaces\.config\.ts: unknown key "mcpServer"/);
   });
 
+  it('rejects a malformed policies field, naming the file and the field, and carries a valid one', async () => {
+    await project({ 'agent-spaces.config.json': JSON.stringify({ policies: { rules: { 'mail.send': [{ then: 'maybe' }] } } }) });
+    const error = await loadError({ cwd: dir });
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.data?.key).toBe('policies');
+    expect(error.message).toContain('agent-spaces.config.json: "policies" is invalid (policies.rules["mail.send"][0].then: must be allow, ask or deny)');
+    const policies = { toolPermission: 'never', rules: { files: 'deny' } };
+    await project({ 'agent-spaces.config.json': JSON.stringify({ policies }) });
+    expect((await loadConfig({ cwd: dir })).config.policies).toEqual(policies);
+  });
+
   it.each([
     ['capabilities', `'capabilities/*'`],
     ['capabilities', `[1]`],
@@ -143,12 +155,20 @@ describe('loadConfig validation', () => {
 });
 
 describe('the repository config', () => {
-  it('builds the example capabilities from capabilities/*.ts and capabilities/*.json', async () => {
+  it('builds the example capabilities from capabilities/*.ts and capabilities/*.json, and the memory MCP server', async () => {
     const repo = resolve(import.meta.dirname, '../../..');
-    expect(await loadConfig({ cwd: repo })).toEqual({
+    const loaded = await loadConfig({ cwd: repo });
+    expect(loaded).toMatchObject({
       config: { capabilities: ['capabilities/*.ts', 'capabilities/*.json'], outDir: join(repo, '.agent-spaces') },
       file: join(repo, 'agent-spaces.config.ts'),
       rootDir: repo,
+    });
+    expect(loaded.config.mcpServers).toEqual({
+      memory: {
+        command: process.execPath,
+        args: [join(repo, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js')],
+        env: { MEMORY_FILE_PATH: join(repo, '.agent-spaces/memory.jsonl') },
+      },
     });
   });
 });
@@ -157,8 +177,39 @@ describe('resolveConfig', () => {
   it('fills defaults into a new object without mutating the input', () => {
     const input = Object.freeze({ capabilities: Object.freeze(['a/*']) as string[] });
     const resolved = resolveConfig(input, '/project');
-    expect(resolved).toEqual({ capabilities: ['a/*'], outDir: '/project/.agent-spaces' });
+    expect(resolved).toEqual({ capabilities: ['a/*'], outDir: '/project/.agent-spaces', mcpServers: {}, policies: {} });
     expect(resolved.capabilities).not.toBe(input.capabilities);
     expect(input).toEqual({ capabilities: ['a/*'] });
+  });
+});
+
+describe('mcpServers', () => {
+  const memory = { command: 'node', args: ['memory.js'], env: { TOKEN: '${TOKEN}' } };
+
+  it('carries the config key into the resolved config, placeholders unexpanded', async () => {
+    await project({ 'agent-spaces.config.json': JSON.stringify({ mcpServers: { memory, remote: { url: 'http://127.0.0.1:1/mcp' } } }) });
+    const { config } = await loadConfig({ cwd: dir });
+    expect(config.mcpServers).toEqual({ memory, remote: { url: 'http://127.0.0.1:1/mcp' } });
+  });
+
+  it('rejects a malformed server, naming the file, the server and the field', async () => {
+    await project({ 'agent-spaces.config.json': JSON.stringify({ mcpServers: { memory: { command: 'node', args: 'memory.js' } } }) });
+    const error = await loadError({ cwd: dir });
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.data).toEqual({ file: join(dir, 'agent-spaces.config.json'), key: 'mcpServers' });
+    expect(error.message).toContain('memory.args');
+  });
+
+  it('reads .mcp.json beside the config when the config has no mcpServers', async () => {
+    await project({ 'agent-spaces.config.json': '{}', '.mcp.json': JSON.stringify({ mcpServers: { memory } }), 'mcp.json': '{}' });
+    expect((await loadConfig({ cwd: dir })).config.mcpServers).toEqual({ memory });
+  });
+
+  it('prefers the config key over .mcp.json, and reports a broken .mcp.json naming it', async () => {
+    await project({ 'agent-spaces.config.json': JSON.stringify({ mcpServers: {} }), '.mcp.json': '{ broken' });
+    expect((await loadConfig({ cwd: dir })).config.mcpServers).toEqual({});
+    await project({ 'agent-spaces.config.json': '{}' });
+    const error = await loadError({ cwd: dir });
+    expect(error).toMatchObject({ code: 'INVALID_JSON', data: { file: join(dir, '.mcp.json') } });
   });
 });

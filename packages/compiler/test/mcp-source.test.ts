@@ -5,7 +5,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverAll, hashTools, type McpDiscovery, type McpTool } from '@agent-spaces/mcp';
 import { emitDeclarations } from '../src/emit/declarations.js';
-import { MCP_DECLARATIONS, mcpToCapability } from '../src/sources/mcp.js';
+import { MCP_DECLARATIONS, mcpToCapability, readMcpServer } from '../src/sources/mcp.js';
 
 const repo = resolve(import.meta.dirname, '../../..');
 const script = (pkg: string) => join(repo, 'node_modules/@modelcontextprotocol', pkg, 'dist/index.js');
@@ -254,5 +254,28 @@ describe('resources and prompts become functions', () => {
       required: ['code'],
       additionalProperties: false,
     });
+  });
+});
+
+describe('reading one entry of mcpServers', () => {
+  const context = { rootDir: import.meta.dirname, outDir: join(tmpdir(), '.agent-spaces'), relative: (file: string) => file };
+
+  it('labels the capability and its diagnostics mcpServers.<server>', async () => {
+    const result = await readMcpServer('thinking', { command: process.execPath, args: [script('server-sequential-thinking')] }, context);
+    expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(result.capabilities.map((c) => [c.id, c.source, c.executor.kind])).toEqual([['mcp-thinking', { kind: 'mcp', file: 'mcpServers.thinking' }, 'mcp']]);
+  });
+
+  it('fails a server that cannot start with MCP_UNAVAILABLE naming it and the reason, keeping the id', async () => {
+    const result = await readMcpServer('gone', { command: join(tmpdir(), 'no-such-mcp-server') }, context);
+    expect(result.capabilities.map((c) => c.id)).toEqual(['mcp-gone']);
+    expect(result.diagnostics).toMatchObject([{ code: 'MCP_UNAVAILABLE', severity: 'error', file: 'mcpServers.gone' }]);
+    expect(result.diagnostics[0]!.message).toMatch(/"gone".*\(spawn_failed\)$/s);
+  });
+
+  it('fails a server whose ${VAR} is not set with CONFIG_INVALID naming the variable', async () => {
+    const result = await readMcpServer('secret', { command: 'node', env: { TOKEN: '${AGENT_SPACES_TEST_UNSET_VAR}' } }, context);
+    expect(result.diagnostics).toMatchObject([{ code: 'CONFIG_INVALID', file: 'mcpServers.secret' }]);
+    expect(result.diagnostics[0]!.message).toContain('AGENT_SPACES_TEST_UNSET_VAR');
   });
 });

@@ -1,37 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AgentSpacesError } from '@agent-spaces/capabilities';
+import {
+  AgentSpacesError,
+  type McpRemoteServerConfig,
+  type McpServerConfig,
+  type McpServers,
+  type McpStdioServerConfig,
+} from '@agent-spaces/capabilities';
 
 /**
- * `mcpServers` in exactly the shape Claude Desktop, Cursor and `.mcp.json` files use. Values may hold `${VAR}` /
- * `${VAR:-default}` placeholders; they stay unexpanded here and are expanded only when a server is connected.
+ * `mcpServers` in exactly the shape Claude Desktop, Cursor and `.mcp.json` files use (the types live in
+ * `@agent-spaces/capabilities`, which types the config file). Values may hold `${VAR}` / `${VAR:-default}`
+ * placeholders; they stay unexpanded here and are expanded only when a server is connected.
  */
-
-/** A server started as a child process that speaks JSON-RPC over its stdin/stdout. */
-export interface McpStdioServerConfig {
-  type?: 'stdio';
-  command: string;
-  args?: string[];
-  /** Added to a small safe default environment (`PATH`, `HOME`, …), as Claude Desktop does. */
-  env?: Record<string, string>;
-  cwd?: string;
-}
-
-/**
- * A server reached over HTTP: `type: 'http'` is Streamable HTTP, `'sse'` the old HTTP+SSE transport, and no
- * `type` tries Streamable HTTP first and falls back to SSE when the server answers with a 4xx.
- */
-export interface McpRemoteServerConfig {
-  type?: 'http' | 'sse';
-  url: string;
-  headers?: Record<string, string>;
-}
-
-/** One entry of `mcpServers`. */
-export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
-
-/** `mcpServers`: server name -> how to reach it. */
-export type McpServers = Record<string, McpServerConfig>;
+export type { McpRemoteServerConfig, McpServerConfig, McpServers, McpStdioServerConfig };
 
 /** True when `config` starts a local process (it has a `command`). */
 export function isStdioServer(config: McpServerConfig): config is McpStdioServerConfig {
@@ -155,10 +137,12 @@ function stringRecord(value: unknown, where: string, server: string, field: stri
   return out;
 }
 
+/** `data.detail` is the problem without the file (`memory.command must be a non-empty string`). */
 function invalid(where: string, server: string | undefined, field: string | undefined, problem: string): AgentSpacesError {
-  const path = ['mcpServers', server, field].filter((part) => part !== undefined).join('.');
-  return new AgentSpacesError('CONFIG_INVALID', `${where}: ${path} ${problem}`, {
+  const path = [server, field].filter((part) => part !== undefined).join('.');
+  return new AgentSpacesError('CONFIG_INVALID', `${where}: mcpServers${path ? `.${path}` : ''} ${problem}`, {
     file: where,
+    detail: path ? `${path} ${problem}` : problem,
     ...(server === undefined ? {} : { server }),
     ...(field === undefined ? {} : { field }),
   });

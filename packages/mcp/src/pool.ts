@@ -42,6 +42,10 @@ interface Entry {
   connection: McpConnection;
   tools: Map<string, McpTool>;
   toolsHash: string;
+  /** Rejecters of the calls in flight, failed at once when the connection is lost. */
+  inflight: Set<(error: unknown) => void>;
+  /** Set when the connection is lost (the entry is being evicted). */
+  lostError?: unknown;
 }
 
 const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -160,14 +164,22 @@ export class McpClientPool {
   private async connect(server: string, config: McpServers[string]): Promise<Entry> {
     const connection = await connectMcpServer(server, config, this.options);
     for (const secret of connection.secrets) this.secretValues.add(secret);
-    connection.lost.catch(() => this.evict(server, connection));
+    let entry: Entry | undefined;
+    connection.lost.catch((error: unknown) => {
+      if (entry) {
+        entry.lostError = error;
+        for (const fail of entry.inflight) fail(error);
+      }
+      this.evict(server, connection);
+    });
     try {
       const tools = await listAllTools(connection.client);
-      const entry: Entry = { connection, tools: toolMap(tools), toolsHash: hashTools(tools) };
+      entry = { connection, tools: toolMap(tools), toolsHash: hashTools(tools), inflight: new Set() };
+      const current = entry;
       connection.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
         const fresh = await listAllTools(connection.client);
-        entry.tools = toolMap(fresh);
-        entry.toolsHash = hashTools(fresh);
+        current.tools = toolMap(fresh);
+        current.toolsHash = hashTools(fresh);
       });
       return entry;
     } catch (error) {
@@ -182,7 +194,8 @@ export class McpClientPool {
     options: McpCallOptions,
     send: (client: Client, requestOptions: RequestOptions) => Promise<T>,
   ): Promise<T> {
-    const { connection } = await this.entry(server);
+    const entry = await this.entry(server);
+    const { connection } = entry;
     const timeoutMs = options.timeoutMs ?? this.options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     const { signal, onProgress } = options;
     // The SDK never removes its abort listener, and one run's signal serves many calls: give it a signal per call.
@@ -196,7 +209,13 @@ export class McpClientPool {
       ...(onProgress ? { onprogress: (p: McpProgress) => onProgress({ ...p }) } : {}),
     };
     try {
-      return await Promise.race([send(connection.client, requestOptions), connection.lost]);
+      // Not Promise.race with `connection.lost`: every race would leave a reaction (holding its result) on a promise
+      // that never settles while the server lives.
+      return await new Promise<T>((resolve, reject) => {
+        if (entry.lostError !== undefined) return reject(entry.lostError);
+        entry.inflight.add(reject);
+        send(connection.client, requestOptions).then(resolve, reject).finally(() => entry.inflight.delete(reject));
+      });
     } catch (error) {
       const failure = callFailure(server, what, error, signal, timeoutMs);
       if (failure.code === 'MCP_UNAVAILABLE') this.evict(server, connection);

@@ -54,6 +54,7 @@ describe('parseMcpServers rejects bad fields with CONFIG_INVALID naming the serv
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.data).toEqual({
       file: 'agent-spaces.config.json',
+      detail: expect.stringContaining(server === undefined ? 'mcpServers must' : `${[server, field].filter(Boolean).join('.')} `),
       ...(server === undefined ? {} : { server }),
       ...(field === undefined ? {} : { field }),
     });

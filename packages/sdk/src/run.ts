@@ -63,7 +63,7 @@ export class Run implements PromiseLike<RunResult>, AsyncIterable<RunEvent> {
   }
 
   #emit(input: RunEventInput): RunEvent {
-    const event = { ...input, timestamp: new Date().toISOString(), runId: this.id, seq: this.#events.length } as RunEvent;
+    const event = { ...input, timestamp: isoNow(), runId: this.id, seq: this.#events.length } as RunEvent;
     this.#events.push(event);
     this.#onEvent?.(event);
     this.#wake();
@@ -74,4 +74,17 @@ export class Run implements PromiseLike<RunResult>, AsyncIterable<RunEvent> {
     for (const wake of this.#wakers) wake();
     this.#wakers.clear();
   }
+}
+
+let lastMs = 0;
+let lastIso = '';
+
+/** `new Date().toISOString()`, formatted once per millisecond: a run making thousands of calls emits two events each. */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
 }

@@ -1,17 +1,23 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   AgentSpacesError,
   CAPABILITY_PREFIX,
   STD_MODULE,
   type CallMessage,
+  type McpServers,
+  type PoliciesConfig,
+  type ToolDefinition,
   type HostPort,
   type RunEvent,
   type RunEventInput,
 } from '@agent-spaces/capabilities';
-import { createBridge, loadCapabilities, type Bridge, type PolicyHook, type RuntimeHandlers, type ApprovalRequest } from '@agent-spaces/bridge';
+import { createBridge, loadCapabilities, type Approvals, type Approver, type Bridge, type PolicyHook, type RuntimeHandlers } from '@agent-spaces/bridge';
 import { Sandbox, SANDBOX_GLOBALS_DTS, type RunLimits, type RunOutcome, type SandboxSession } from '@agent-spaces/runtime';
 import { STD_DTS, STD_MODULE_SOURCE, createStdCapability } from '@agent-spaces/std';
+import { createSpaceMcp, type SpaceMcp } from './mcp.js';
+import { approveScript, createGate } from './policies.js';
 import { Run, type RunResult } from './run.js';
 import { Typecheck, type TypecheckDiagnostic } from './typecheck.js';
 
@@ -19,16 +25,27 @@ import { Typecheck, type TypecheckDiagnostic } from './typecheck.js';
 export interface SpaceOptions {
   /** Name of the space (default `default`); names its workspace folder. */
   name?: string;
-  /** Built capabilities the space may import, by id (`'train-schedule'`, `'mcp:slack'` = `'mcp-slack'`). Default: all built. */
-  capabilities?: readonly string[];
+  /**
+   * The capabilities the space may import: built ones by id (`'train-schedule'`, `'mcp:slack'` = `'mcp-slack'`), or
+   * definitions given inline — a `defineTool()` value (its handlers run on the host) or a JSON definition object (its
+   * calls go to `handlers`). Default: every built capability.
+   */
+  capabilities?: readonly (string | ToolDefinition | Record<string, unknown>)[];
   /** Host handlers for capabilities whose executor is `runtime`: `{ [capability]: { [function]: handler } }`. */
   handlers?: RuntimeHandlers;
   /** Limits of every run (per-run overrides via `run(code, { limits })`). */
   limits?: Partial<RunLimits>;
-  /** Decides allow / deny / ask per call. Default: ask when a function requires approval. */
+  /**
+   * Rules, headless mode (`toolPermission`), approval timeout, rate limits, secrets and audit log (docs/policies.md);
+   * the CLI passes the config file's `policies`. Default: ask when a function requires approval, audit log on.
+   */
+  policies?: PoliciesConfig;
+  /** Decides allow / deny / ask per call, instead of `policies.rules` and `policies.toolPermission`. */
   policy?: PolicyHook;
-  /** Answers approval requests; without it, calls that need approval are denied. */
-  onApproval?: (request: ApprovalRequest) => boolean | Promise<boolean>;
+  /** Answers approval requests (`true`/`false` or `{ approved, reason, by }`); without it, calls that need approval are denied. */
+  onApproval?: Approver;
+  /** Keep approval requests pending for `space.approvals.resolve()` (until `policies.approvalTimeoutMs`) even without `onApproval`. */
+  awaitApprovals?: boolean;
   /** Project folder holding `.agent-spaces/` (default: the current directory). */
   rootDir?: string;
   /** Build output folder (default `<rootDir>/.agent-spaces`). */
@@ -39,6 +56,13 @@ export interface SpaceOptions {
   httpAllowHosts?: string[];
   /** Typecheck code before running it (default true). */
   typecheck?: boolean;
+  /**
+   * Configs of the MCP servers that built `mcp-*` capabilities call, as in `mcpServers` of the config file (`${VAR}`
+   * placeholders are expanded from the host environment and `<rootDir>/.env` when a server is started). Default:
+   * read from the project config in `rootDir` (or its `.mcp.json`), only when such a capability is used. The space
+   * starts each server on its first call, keeps it for later runs, and stops it in `close()`.
+   */
+  mcpServers?: McpServers;
 }
 
 /** Options of one run. */
@@ -60,6 +84,10 @@ export interface Space {
   readonly capabilities: readonly string[];
   /** Runs agent code in a fresh context. Await the returned {@link Run} for the result; iterate it for live events. */
   run(code: string, options?: RunOptions): Run;
+  /** Approval requests waiting now; `resolve(id, { approved, reason })` answers one (ids come in `approvalRequired` events). */
+  readonly approvals: Approvals;
+  /** The audit log file (`<outDir>/audit/<name>.jsonl`), unless `policies.audit` is false. */
+  readonly auditFile: string | undefined;
   /** Typechecks agent code against the space's capabilities; returns diagnostics (empty when fine). */
   check(code: string): Promise<TypecheckDiagnostic[]>;
   /** A session keeps one context: top-level declarations of a run are visible to the next. */
@@ -89,18 +117,24 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const rootDir = resolve(options.rootDir ?? process.cwd());
   const outDir = resolve(rootDir, options.outDir ?? '.agent-spaces');
   const capabilitiesDir = join(outDir, 'capabilities');
-  const ids = options.capabilities ? options.capabilities.map(capabilityId) : await listBuilt(capabilitiesDir);
+  const named = options.capabilities?.filter((c): c is string => typeof c === 'string');
+  const builtIds = named ? named.map(capabilityId) : await listBuilt(capabilitiesDir);
+  const inline = await buildInline(options.capabilities?.filter((c) => typeof c !== 'string') ?? []);
+  const ids = [...builtIds, ...inline.ids];
+  const dirOf = (id: string) => join(inline.ids.includes(id) ? inline.capabilitiesDir : capabilitiesDir, id);
 
-  const capabilities = await loadCapabilities(capabilitiesDir, ids, options.handlers);
+  const mcp = await createSpaceMcp(capabilitiesDir, builtIds, { rootDir, ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}) });
+  const capabilities = [
+    ...(await loadCapabilities(capabilitiesDir, builtIds, options.handlers, mcp ? { mcp: mcp.binding } : {})),
+    ...(inline.ids.length > 0 ? await loadCapabilities(inline.capabilitiesDir, inline.ids, { ...inline.handlers, ...options.handlers }) : []),
+  ];
   const std = createStdCapability({
     workspaceDir: resolve(rootDir, options.workspaceDir ?? join(outDir, 'workspaces', name)),
     http: { allowHosts: options.httpAllowHosts ?? [] },
   });
-  const bridge = createBridge({
-    capabilities: [...capabilities, std],
-    ...(options.policy ? { policy: options.policy } : {}),
-    ...(options.onApproval ? { onApproval: options.onApproval } : {}),
-  });
+  const gate = createGate({ ...options, name, outDir, ...(mcp ? { mcpServers: mcp.servers, env: mcp.env } : {}) }, capabilities);
+  const bridge = createBridge({ capabilities: [...capabilities, std], ...gate.bridgeOptions });
+  const approveScripts = options.policies?.approveScripts === true;
 
   const modules = new Map<string, string>([[STD_MODULE, STD_MODULE_SOURCE]]);
   const declarations = new Map<string, string>([
@@ -109,7 +143,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   ]);
   await Promise.all(
     ids.map(async (id) => {
-      const dir = join(capabilitiesDir, id);
+      const dir = dirOf(id);
       modules.set(CAPABILITY_PREFIX + id, await readFile(join(dir, 'index.js'), 'utf8'));
       declarations.set(`${id}.d.ts`, await readFile(join(dir, 'index.d.ts'), 'utf8'));
     }),
@@ -120,24 +154,40 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const sessions = new Set<Session>();
   const checkByDefault = options.typecheck ?? true;
 
-  const start = (code: string, runOptions: RunOptions, execute: Executor, sessionId?: string): Run =>
+  const start = (code: string, runOptions: RunOptions, execute: Executor, session?: { id: string; typecheck: Typecheck }): Run =>
     new Run(runOptions.onEvent, (emit) =>
-      runCode(code, runOptions, emit, { bridge, typecheck, execute, checkByDefault, ...(sessionId ? { sessionId } : {}) }),
+      runCode(code, runOptions, (input) => emit(gate.redactor.value(input)), {
+        bridge,
+        typecheck: session?.typecheck ?? typecheck,
+        execute,
+        checkByDefault,
+        approveScripts,
+        ...(mcp ? { mcp } : {}),
+        ...(session ? { sessionId: session.id } : {}),
+      }).then((result) => gate.redactor.value(result)),
     );
 
   return {
     name,
     capabilities: ids,
+    approvals: bridge.approvals,
+    auditFile: gate.auditFile,
     run: (code, runOptions = {}) => start(code, runOptions, (c, o) => sandbox.run(c, o)),
     check: (code) => typecheck.check(code),
     declarations: () => declarations,
     createSession() {
       const inner: SandboxSession = sandbox.createSession();
+      const sessionTypecheck = new Typecheck(declarations);
+      let closed = false;
       const session: Session = {
         id: inner.id,
-        run: (code, runOptions = {}) => start(code, runOptions, (c, o) => inner.run(c, o), inner.id),
+        // A closed session answers SESSION_CLOSED without typechecking first.
+        run: (code, runOptions = {}) =>
+          start(code, closed ? { ...runOptions, typecheck: false } : runOptions, (c, o) => inner.run(c, o), { id: inner.id, typecheck: sessionTypecheck }),
         async close() {
           sessions.delete(session);
+          closed = true;
+          sessionTypecheck.dispose();
           await inner.close();
         },
       };
@@ -148,6 +198,9 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       await Promise.all([...sessions].map((s) => s.close()));
       typecheck.dispose();
       await sandbox.close();
+      await inline.dispose();
+      await mcp?.close();
+      gate.close();
     },
   };
 }
@@ -159,6 +212,10 @@ interface RunContext {
   typecheck: Typecheck;
   execute: Executor;
   checkByDefault: boolean;
+  /** Ask for approval of the whole script before it runs. */
+  approveScripts: boolean;
+  /** Present when the space has MCP capabilities: their calls get a signal of their own, to route progress events. */
+  mcp?: SpaceMcp;
   sessionId?: string;
 }
 
@@ -173,6 +230,7 @@ async function runCode(
   const record = (input: RunEventInput) => events.push(emit(input));
   let calls = 0;
   record({ type: 'runStarted', ...(context.sessionId ? { sessionId: context.sessionId } : {}) });
+  const origin = { runId: events[0]!.runId, ...(context.sessionId ? { sessionId: context.sessionId } : {}), onApprovalEvent: record };
   const finish = (result: RunResult): RunResult => {
     record({ type: 'runFinished', ok: result.ok, durationMs: result.stats.durationMs, capabilityCalls: result.stats.capabilityCalls });
     return result;
@@ -191,12 +249,23 @@ async function runCode(
     }
   }
 
+  if (context.approveScripts) {
+    const denied = await approveScript(context.bridge, code, origin.runId, record, options.signal ?? new AbortController().signal);
+    if (denied) {
+      record({ type: 'error', error: denied });
+      return finish({ ok: false, error: denied, logs: [], events, stats: { durationMs: performance.now() - started, capabilityCalls: 0 } });
+    }
+  }
+
   const port: HostPort = {
     async call(message: CallMessage, signal: AbortSignal) {
       const callId = String(++calls);
       const t0 = performance.now();
       record({ type: 'capabilityCall', callId, capability: message.capability, function: message.function, params: message.params });
-      const outcome = await context.bridge.call(message, signal);
+      const progress = (p: { progress: number; total?: number; message?: string }) =>
+        record({ type: 'progress', callId, capability: message.capability, function: message.function, ...p });
+      const tracked = context.mcp?.track(signal, progress);
+      const outcome = await context.bridge.call(message, tracked ? tracked.signal : signal, origin).finally(() => tracked?.done());
       record({
         type: 'capabilityResult',
         callId,
@@ -215,10 +284,50 @@ async function runCode(
     ...(options.limits ? { limits: options.limits } : {}),
     onLog: (entry) => record({ type: 'log', level: entry.level, message: entry.message }),
   });
+  // The session keeps this run's top-level declarations (even when it failed after them): so does its typecheck.
+  if (context.sessionId && context.checkByDefault) context.typecheck.remember(code);
   const stats = { durationMs: performance.now() - started, capabilityCalls: outcome.stats.capabilityCalls };
   if (outcome.ok) return finish({ ok: true, result: outcome.value, logs: outcome.logs, events, stats });
   record({ type: 'error', error: outcome.error });
   return finish({ ok: false, error: outcome.error, logs: outcome.logs, events, stats });
+}
+
+/** Inline definitions compiled into a temporary folder, with the handlers of their `defineTool()` values. */
+interface InlineCapabilities {
+  ids: string[];
+  capabilitiesDir: string;
+  handlers: RuntimeHandlers;
+  dispose(): Promise<void>;
+}
+
+/** Compiles inline definitions like any source; a bad one fails `INVALID_DEFINITION` with every diagnostic. */
+async function buildInline(definitions: readonly object[]): Promise<InlineCapabilities> {
+  if (definitions.length === 0) return { ids: [], capabilitiesDir: '', handlers: {}, dispose: async () => {} };
+  const { buildCapabilities, inlineSource, isDefineToolValue } = await import('@agent-spaces/compiler');
+  const dir = await mkdtemp(join(tmpdir(), 'agent-spaces-inline-'));
+  const dispose = () => rm(dir, { recursive: true, force: true });
+  const report = await buildCapabilities({
+    rootDir: dir,
+    sources: [],
+    outDir: dir,
+    configSources: definitions.map((definition, index) => inlineSource(definition, `capabilities[${index}]`)),
+  }).catch(async (error: unknown) => {
+    await dispose();
+    throw error;
+  });
+  const failed = report.capabilities.filter((entry) => entry.status === 'failed');
+  if (failed.length > 0) {
+    await dispose();
+    const problems = failed.flatMap((entry) => entry.diagnostics.map((d) => `${d.file}${d.pointer ? `#${d.pointer}` : ''}: ${d.message}`));
+    throw new AgentSpacesError('INVALID_DEFINITION', `Inline capability definition is invalid:\n${problems.join('\n')}`, { diagnostics: failed.flatMap((e) => e.diagnostics) });
+  }
+  const handlers: RuntimeHandlers = {};
+  for (const [index, definition] of definitions.entries()) {
+    if (!isDefineToolValue(definition)) continue;
+    const id = report.capabilities.find((entry) => entry.file === `capabilities[${index}]`)!.id;
+    handlers[id] = Object.fromEntries(Object.entries(definition.functions).map(([name, fn]) => [name, fn.handler as RuntimeHandlers[string][string]]));
+  }
+  return { ids: report.capabilities.map((entry) => entry.id), capabilitiesDir: join(dir, 'capabilities'), handlers, dispose };
 }
 
 /** `'mcp:slack'` → `'mcp-slack'`; other ids as given. */

@@ -1,4 +1,5 @@
 import type { RuntimeHandlers, HostFunction } from '../types.js';
+import type { McpBinding } from './mcp.js';
 
 /** The names of one function, as the loader hands them to an executor. */
 export interface FunctionRef {
@@ -13,6 +14,7 @@ export interface ExecutorContext {
   /** The capability's build folder (`<outDir>/<id>`). */
   dir: string;
   handlers: RuntimeHandlers | undefined;
+  mcp: McpBinding | undefined;
 }
 
 /** Binds a capability's functions to the place their calls go. */

@@ -54,7 +54,12 @@ export const commands: Command[] = [
     path: ['run'],
     positionals: ['file.ts'],
     description: 'Run an agent script in the sandbox, printing capability calls and logs live',
-    options: { config, json, 'no-check': { type: 'boolean', description: 'Skip the pre-run typecheck' } },
+    options: {
+      config,
+      json,
+      'no-check': { type: 'boolean', description: 'Skip the pre-run typecheck' },
+      approve: { type: 'string', description: 'Answer approvals when stdin is not a terminal: all or none (default: none, denied)', valueName: 'all|none' },
+    },
     load: async () => (await import('./run.js')).run,
   },
   {
@@ -80,5 +85,17 @@ export const commands: Command[] = [
       headless: { type: 'string', description: 'Calls needing approval when the client cannot be asked: deny (default) or allow', valueName: 'mode' },
     },
     load: async () => (await import('@agent-spaces/server')).serve,
+  },
+  {
+    path: ['audit'],
+    positionals: [],
+    description: 'Print the audit log of capability calls (decision, who made it, outcome, duration)',
+    options: {
+      config,
+      space: { type: 'string', description: 'Only this space (default: every space)', valueName: 'name' },
+      since: { type: 'string', description: 'Only calls since an ISO time or a duration ago (30s, 10m, 2h, 7d)', valueName: 'time' },
+      json,
+    },
+    load: async () => (await import('./audit.js')).audit,
   },
 ];

@@ -2,14 +2,19 @@ import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { AgentSpacesError, type RunEvent } from '@agent-spaces/capabilities';
+import { cliApprover, parseAutoAnswer } from '../approve.js';
 import type { CommandContext } from './index.js';
 import { loadProject } from './project.js';
 import { toJson } from '../json.js';
 import type { Output } from '../output.js';
 
-/** `agent-spaces run <file.ts>`: runs the script, printing calls and logs live (stderr) and the result (stdout). */
+/**
+ * `agent-spaces run <file.ts>`: runs the script, printing calls and logs live (stderr) and the result (stdout).
+ * Approval requests are prompted for on a terminal, else answered by `--approve all|none` (default none: denied).
+ */
 export async function run(context: CommandContext): Promise<number> {
-  const { space, code } = await prepare(context, context.values['no-check'] !== true);
+  const onApproval = cliApprover(context.output, parseAutoAnswer(context.values.approve));
+  const { space, code } = await prepare(context, context.values['no-check'] !== true, onApproval);
   try {
     const json = context.values.json === true;
     const result = await space.run(code, json ? {} : { onEvent: (event) => printEvent(event, context.output) });
@@ -47,7 +52,7 @@ export async function check(context: CommandContext): Promise<number> {
   }
 }
 
-async function prepare(context: CommandContext, typecheck: boolean) {
+async function prepare(context: CommandContext, typecheck: boolean, onApproval?: ReturnType<typeof cliApprover>) {
   const path = resolve(context.positionals[0]!);
   const file = relative(process.cwd(), path);
   let code: string;
@@ -58,7 +63,13 @@ async function prepare(context: CommandContext, typecheck: boolean) {
   }
   const project = await loadProject(context);
   const { createSpace } = await import('@agent-spaces/sdk');
-  const space = await createSpace({ rootDir: project.rootDir, outDir: project.outDir, typecheck });
+  const space = await createSpace({
+    rootDir: project.rootDir,
+    outDir: project.outDir,
+    typecheck,
+    policies: project.config.policies,
+    ...(onApproval ? { onApproval } : {}),
+  });
   return { space, code, file };
 }
 
@@ -77,6 +88,10 @@ function printEvent(event: RunEvent, output: Output): void {
     case 'log':
       output.err(`[${event.level}] ${event.message}`);
       break;
+    case 'approvalResolved':
+      output.err(`${event.approved ? '✓ approved' : '✗ denied'} by ${event.by}${event.reason ? `: ${event.reason}` : ''}`);
+      break;
+    case 'approvalRequired':
     case 'runStarted':
     case 'runFinished':
     case 'error':

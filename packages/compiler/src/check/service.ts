@@ -7,6 +7,11 @@ import { MIXED_RESULT_CODE, type TypecheckDiagnostic, type Typechecker } from '.
 const ROOT = '/agent-spaces';
 const AGENT_FILE = `${ROOT}/agent.ts`;
 const DECLARATIONS_DIR = `${ROOT}/declarations`;
+/**
+ * Script versions are unique across every typechecker of the process: the document registry is shared, and a
+ * per-instance version would hand a new typechecker another one's file of the same path (a rebuilt `.d.ts`).
+ */
+let lastScriptVersion = 0;
 
 interface VirtualFile {
   text: string;
@@ -56,6 +61,45 @@ export class ServiceTypechecker implements Typechecker {
       ...script.locate(d.start ?? 0),
     }));
     return [...declarationDiagnostics, ...[...mixed, ...own].sort((a, b) => a.line - b.line || a.column - b.column)];
+  }
+
+  sessionBindings(code: string): Map<string, string> {
+    this.#assertOpen();
+    const typescript = this.#ts;
+    this.#setFile(AGENT_FILE, prepareScript(typescript, code).text);
+    const program = this.#service.getProgram();
+    const file = program?.getSourceFile(AGENT_FILE);
+    if (!program || !file) return new Map();
+    const checker = program.getTypeChecker();
+    const main = file.statements.find((s): s is ts.FunctionDeclaration => typescript.isFunctionDeclaration(s) && s.name?.text === '__main__');
+    const statements = main?.body?.statements ?? file.statements;
+    const names: ts.Identifier[] = [];
+    const collect = (name: ts.BindingName): void => {
+      if (typescript.isIdentifier(name)) names.push(name);
+      else for (const element of name.elements) if (!typescript.isOmittedExpression(element)) collect(element.name);
+    };
+    for (const statement of statements) {
+      if (typescript.isVariableStatement(statement)) statement.declarationList.declarations.forEach((d) => collect(d.name));
+      else if ((typescript.isFunctionDeclaration(statement) || typescript.isClassDeclaration(statement)) && statement.name) names.push(statement.name);
+    }
+    const flags = typescript.TypeFormatFlags.NoTruncation | typescript.TypeFormatFlags.UseFullyQualifiedType;
+    const bindings = new Map(names.map((name) => [name.text, checker.typeToString(checker.getTypeAtLocation(name), undefined, flags)]));
+    // Keep only types that mean the same outside the script: check them in a scratch declaration file.
+    const entries = [...bindings];
+    const scratch = `${DECLARATIONS_DIR}/__session_bindings__.d.ts`;
+    this.#setFile(scratch, entries.map(([, type], i) => `declare var __binding${i}: ${type};`).join('\n'));
+    try {
+      const scratchFile = this.#service.getProgram()?.getSourceFile(scratch);
+      for (const d of [...this.#service.getSyntacticDiagnostics(scratch), ...this.#service.getSemanticDiagnostics(scratch)]) {
+        if (!scratchFile || d.start === undefined) continue;
+        const [name] = entries[typescript.getLineAndCharacterOfPosition(scratchFile, d.start).line] ?? [];
+        if (name !== undefined) bindings.set(name, 'any');
+      }
+    } finally {
+      this.#files.delete(scratch);
+      this.#projectVersion++;
+    }
+    return bindings;
   }
 
   setDeclarations(declarations: ReadonlyMap<string, string>): void {
@@ -118,7 +162,7 @@ export class ServiceTypechecker implements Typechecker {
     const current = this.#files.get(path);
     if (current?.text === text) return;
     const snapshot = this.#ts.ScriptSnapshot.fromString(text);
-    this.#files.set(path, { text, version: (current?.version ?? 0) + 1, snapshot });
+    this.#files.set(path, { text, version: ++lastScriptVersion, snapshot });
     this.#projectVersion++;
   }
 

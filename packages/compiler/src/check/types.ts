@@ -26,6 +26,12 @@ export interface TypecheckerOptions {
 export interface Typechecker {
   /** Diagnostics of `code` (empty when it typechecks); repeated checks reuse the parsed libs and declarations. */
   check(code: string): TypecheckDiagnostic[];
+  /**
+   * The top-level bindings `code` declares, each with the type TypeScript infers for it (`string`,
+   * `import("@capabilities/train-schedule").Trip[]`), for a session to declare as globals of its next runs. A type
+   * that cannot be written outside the script (a local class or interface) becomes `any`.
+   */
+  sessionBindings(code: string): Map<string, string>;
   /** Replaces the declarations, e.g. after the capabilities were rebuilt. */
   setDeclarations(declarations: ReadonlyMap<string, string>): void;
   /** Frees the language service; the typechecker cannot be used afterwards. */

@@ -1,7 +1,8 @@
 import { access, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AgentSpacesError, type AgentSpacesConfig } from '@agent-spaces/capabilities';
+import { AgentSpacesError, type AgentSpacesConfig, type McpServers, type PoliciesConfig } from '@agent-spaces/capabilities';
+import { findMcpJson, parseMcpServers, readMcpJson } from '@agent-spaces/mcp/config';
 import { bundleModule, formatBuildError, importCode } from '../bundle.js';
 import { findConfigProblem } from './validate.js';
 
@@ -14,6 +15,10 @@ export interface ResolvedConfig {
   capabilities: string[];
   /** Absolute build output folder. Default `<rootDir>/.agent-spaces`. */
   outDir: string;
+  /** MCP servers (placeholders unexpanded): the config's `mcpServers`, else `.mcp.json`/`mcp.json` beside it, else `{}`. */
+  mcpServers: McpServers;
+  /** The `policies` key as written (docs/policies.md), `{}` when absent. */
+  policies: PoliciesConfig;
 }
 
 /** Where to look for the config: `configFile` (relative to `cwd`) or the first of {@link CONFIG_FILE_NAMES} in `cwd`. */
@@ -25,6 +30,8 @@ export interface LoadConfigOptions {
 /** A loaded config, the file it came from (absolute) and the folder paths in it are relative to. */
 export interface LoadedConfig {
   config: ResolvedConfig;
+  /** The file's default export as written (checked shallowly; the server checks its own keys in depth). */
+  raw: AgentSpacesConfig;
   file: string;
   rootDir: string;
 }
@@ -45,7 +52,12 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     throw new AgentSpacesError('CONFIG_INVALID', `${shown}: ${problem.message}`, { file, key: problem.key });
   }
   const rootDir = dirname(file);
-  return { config: resolveConfig(value as AgentSpacesConfig, rootDir), file, rootDir };
+  const config = resolveConfig(value as AgentSpacesConfig, rootDir);
+  if ((value as AgentSpacesConfig).mcpServers === undefined) {
+    const mcpJson = await findMcpJson(rootDir);
+    if (mcpJson) config.mcpServers = await readMcpJson(mcpJson);
+  }
+  return { config, raw: value as AgentSpacesConfig, file, rootDir };
 }
 
 /** Fills defaults into a new object (the input is never mutated) and makes `outDir` absolute. */
@@ -53,6 +65,8 @@ export function resolveConfig(config: AgentSpacesConfig, rootDir: string): Resol
   return {
     capabilities: [...(config.capabilities ?? DEFAULT_CAPABILITIES)],
     outDir: resolve(rootDir, config.outDir ?? DEFAULT_OUT_DIR),
+    mcpServers: config.mcpServers === undefined ? {} : parseMcpServers(config.mcpServers),
+    policies: structuredClone(config.policies ?? {}),
   };
 }
 

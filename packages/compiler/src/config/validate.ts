@@ -1,4 +1,5 @@
-import type { AgentSpacesConfig } from '@agent-spaces/capabilities';
+import { findPoliciesProblem, isAgentSpacesError, type AgentSpacesConfig } from '@agent-spaces/capabilities';
+import { parseMcpServers } from '@agent-spaces/mcp/config';
 
 /** Checks one config value; returns what is wrong with it (`must be an array of strings`), or undefined when valid. */
 export type ConfigCheck = (value: unknown) => string | undefined;
@@ -11,6 +12,23 @@ const stringArray: ConfigCheck = (value) =>
     ? undefined
     : 'must be an array of non-empty strings';
 
+const object: ConfigCheck = (value) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? undefined : 'must be an object';
+
+const objectArray: ConfigCheck = (value) =>
+  Array.isArray(value) && value.every((item) => object(item) === undefined) ? undefined : 'must be an array of objects';
+
+/** `mcpServers` through the MCP package's parser, so the problem names the server and field (`memory.command …`). */
+const mcpServers: ConfigCheck = (value) => {
+  try {
+    parseMcpServers(value);
+    return undefined;
+  } catch (error) {
+    if (isAgentSpacesError(error) && typeof error.data?.detail === 'string') return error.data.detail;
+    throw error;
+  }
+};
+
 /**
  * Every key `agent-spaces.config.*` may set and how it is checked. Adding a config key is one line here
  * (the mapped type makes a key added to `AgentSpacesConfig` without a check a type error).
@@ -18,6 +36,13 @@ const stringArray: ConfigCheck = (value) =>
 export const CONFIG_KEYS: { readonly [K in keyof Required<AgentSpacesConfig>]: ConfigCheck } = {
   capabilities: stringArray,
   outDir: nonEmptyString,
+  server: object,
+  spaces: objectArray,
+  mcpServers,
+  policies: (value) => {
+    const problem = findPoliciesProblem(value);
+    return problem === undefined ? undefined : `is invalid (${problem})`;
+  },
 };
 
 /** One problem found in a config object: the key (dotted path) and what is wrong. */

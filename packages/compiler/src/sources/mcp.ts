@@ -3,8 +3,9 @@
  * function (its input schema the parameters, its output schema the result); resources and prompts become
  * `listResources()`, `readResource({ uri })` and `prompt<Name>(args)`. Calls go to the `mcp` executor.
  */
-import type { CapabilityIR, Diagnostic, FunctionIR, ObjectSchema } from '@agent-spaces/capabilities';
+import { isAgentSpacesError, type CapabilityIR, type Diagnostic, type FunctionIR, type McpServerConfig, type ObjectSchema } from '@agent-spaces/capabilities';
 import {
+  discover,
   MCP_LIST_RESOURCES,
   MCP_READ_RESOURCE,
   parseMcpSourceName,
@@ -15,6 +16,7 @@ import {
 } from '@agent-spaces/mcp';
 import { NameAllocator, identifier, kebabCase } from '../ir/names.js';
 import { checkCapabilityNames, normalizeParameters, normalizeReturns } from '../ir/normalize.js';
+import type { SourceContext, SourceResult } from './types.js';
 
 /** The IR of one MCP server and the problems found converting it. */
 export interface McpSourceResult {
@@ -77,6 +79,38 @@ export interface McpPromptMessage {
 
 const NO_PARAMETERS: ObjectSchema = { type: 'object', properties: {}, additionalProperties: false };
 const EXAMPLE_URIS = 5;
+
+/**
+ * Reads one entry of `mcpServers` (labelled `mcpServers.<server>`): discovers the server (placeholders expanded
+ * from the host environment and `<rootDir>/.env`, never into the result) and converts it. A server that cannot be
+ * discovered gives an `MCP_UNAVAILABLE` error naming the server and the reason (`CONFIG_INVALID` for a `${VAR}`
+ * that is not set), on an empty capability that only carries the id, so the build reports `mcp-<server>` as failed
+ * and keeps its last good output.
+ */
+export async function readMcpServer(server: string, config: McpServerConfig, context: SourceContext): Promise<SourceResult> {
+  const file = `mcpServers.${server}`;
+  try {
+    const discovery = await discover(server, config, { projectRoot: context.rootDir });
+    const { capability, diagnostics } = mcpToCapability(discovery, { file });
+    return { capabilities: [capability], diagnostics, inputs: [], hostModules: {} };
+  } catch (error) {
+    const reason = isAgentSpacesError(error) && typeof error.data?.reason === 'string' ? ` (${error.data.reason})` : '';
+    const message = `${error instanceof Error ? error.message : String(error)}${reason}`;
+    const capability: CapabilityIR = {
+      id: `mcp-${kebabCase(server)}`,
+      exportName: identifier(server),
+      sourceName: server,
+      description: '',
+      version: '0.0.0',
+      source: { kind: 'mcp', file },
+      functions: [],
+      config: {},
+      executor: { kind: 'mcp', server },
+    };
+    const code = isAgentSpacesError(error) && error.code === 'CONFIG_INVALID' ? 'CONFIG_INVALID' : 'MCP_UNAVAILABLE';
+    return { capabilities: [capability], diagnostics: [{ code, severity: 'error', file, message }], inputs: [], hostModules: {} };
+  }
+}
 
 /**
  * Converts what discovery found on one server into a capability: id `mcp-<server>` (kebab-case), export name the

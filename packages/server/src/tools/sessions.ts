@@ -23,8 +23,8 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
     {
       name: 'send_code',
       description:
-        'Run TypeScript in a session (as execute, but variables, functions and imports from earlier calls are still defined; ' +
-        'session code is not typechecked before it runs). ' +
+        'Run TypeScript in a session (as execute, but top-level variables, functions and classes of earlier calls are still ' +
+        'defined, and the code is typechecked against them; imports are not kept: import again). ' +
         'Returns { sessionId, result, logs, events, metadata }.',
       inputSchema: {
         type: 'object',
@@ -34,9 +34,7 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
       },
       async handler(args, { connection, signal }) {
         const { sessionId: id, code } = args as { sessionId: string; code: string };
-        // The SDK typechecks each snippet alone, so names declared by earlier runs of the session would be type errors:
-        // session runs skip the pre-run typecheck (esbuild still strips the types).
-        const result = await connection.state.sessions.run(connection.id, id, code, (session) => session.run(code, { signal, typecheck: false }));
+        const result = await connection.state.sessions.run(connection.id, id, code, (session) => session.run(code, { signal }));
         return runResult(result, { sessionId: id });
       },
     },

@@ -1,0 +1,119 @@
+import { AgentSpacesError, type RateLimit } from '@agent-spaces/capabilities';
+import type { HostCapability, PendingCall } from './types.js';
+
+const PERIOD_MS: Record<Exclude<RateLimit['period'], number>, number> = {
+  second: 1_000,
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+};
+
+/** Options of {@link createRateLimiter}. */
+export interface RateLimiterOptions {
+  capabilities: readonly HostCapability[];
+  /** By `'<capability>'` or `'<capability>.<function>'` (id or export name, generated or source name); replace `config.rateLimit`. */
+  overrides?: Readonly<Record<string, RateLimit>>;
+  /** How long a call may wait for a slot before failing with `RATE_LIMITED` (default 0: fail at once). */
+  maxWaitMs?: number;
+  /** Calls admitted before this limiter existed (read back from the audit log), so limits hold across processes. */
+  history?: Iterable<{ capability: string; function: string; at: number }>;
+}
+
+/** Admits calls under their capability's and function's rate limits. */
+export interface RateLimiter {
+  /**
+   * Resolves once `call` fits every limit that applies to it (waiting up to `maxWaitMs`), counting it; otherwise
+   * rejects with `RATE_LIMITED` and `data.retryAfterMs` (or `ABORTED` when the call's signal aborts while waiting).
+   */
+  acquire(call: PendingCall): Promise<void>;
+}
+
+/** A sliding window: the start times of the calls admitted within the last `periodMs`. */
+interface Window {
+  key: string;
+  requests: number;
+  periodMs: number;
+  admitted: number[];
+}
+
+/**
+ * Creates the host's rate limiter; its windows live as long as it does (one per space: across runs and sessions).
+ * Returns undefined when no capability has a limit.
+ */
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter | undefined {
+  const overrides = options.overrides ?? {};
+  const maxWaitMs = options.maxWaitMs ?? 0;
+  const windows = new Map<string, Window[]>();
+  for (const capability of options.capabilities) {
+    const capabilityLimit = pick(overrides, [capability.id, capability.exportName]) ?? capability.config.rateLimit;
+    const shared = capabilityLimit && window(capability.id, capabilityLimit);
+    for (const fn of capability.functions.values()) {
+      const names = [capability.id, capability.exportName].flatMap((c) => [`${c}.${fn.name}`, `${c}.${fn.sourceName}`]);
+      const fnLimit = pick(overrides, names);
+      const list = [...(shared ? [shared] : []), ...(fnLimit ? [window(`${capability.id}.${fn.name}`, fnLimit)] : [])];
+      if (list.length > 0) windows.set(`${capability.id}\0${fn.name}`, list);
+    }
+  }
+  if (windows.size === 0) return undefined;
+  for (const past of options.history ?? []) {
+    for (const w of windows.get(`${past.capability}\0${past.function}`) ?? []) w.admitted.push(past.at);
+  }
+  for (const list of windows.values()) for (const w of list) w.admitted.sort((a, b) => a - b);
+
+  return {
+    async acquire(call) {
+      const list = windows.get(`${call.capability.id}\0${call.function.name}`);
+      if (!list) return;
+      const started = Date.now();
+      for (;;) {
+        const now = Date.now();
+        let waitMs = 0;
+        let limiting: Window | undefined;
+        for (const w of list) {
+          while (w.admitted.length > 0 && w.admitted[0]! <= now - w.periodMs) w.admitted.shift();
+          if (w.admitted.length >= w.requests) {
+            const free = w.admitted[w.admitted.length - w.requests]! + w.periodMs - now;
+            if (free > waitMs) [waitMs, limiting] = [free, w];
+          }
+        }
+        if (!limiting) {
+          for (const w of list) w.admitted.push(now);
+          return;
+        }
+        if (now - started + waitMs > maxWaitMs) {
+          throw new AgentSpacesError(
+            'RATE_LIMITED',
+            `${limiting.key} allows ${limiting.requests} call(s) per ${limiting.periodMs} ms; retry in ${waitMs} ms`,
+            { retryAfterMs: waitMs, limit: { key: limiting.key, requests: limiting.requests, periodMs: limiting.periodMs } },
+          );
+        }
+        await sleep(waitMs, call.signal);
+      }
+    },
+  };
+}
+
+function window(key: string, limit: RateLimit): Window {
+  return { key, requests: limit.requests, periodMs: typeof limit.period === 'number' ? limit.period : PERIOD_MS[limit.period], admitted: [] };
+}
+
+function pick(overrides: Readonly<Record<string, RateLimit>>, keys: string[]): RateLimit | undefined {
+  for (const key of keys) if (Object.hasOwn(overrides, key)) return overrides[key];
+  return undefined;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const aborted = () => new AgentSpacesError('ABORTED', 'The run was aborted while the call waited for its rate limit');
+    if (signal.aborted) return reject(aborted());
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(aborted());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

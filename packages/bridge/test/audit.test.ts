@@ -1,0 +1,160 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditLog, auditLogFile, createBridge, createPolicy, createRedactor, readAuditLog, type AuditRecord } from '../src/index.js';
+import { memoryCapability, msg } from './fixtures.js';
+
+const signal = new AbortController().signal;
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'audit-test-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('the audit log', () => {
+  it('records every call: params redacted, the decision and who made it, outcome and duration', async () => {
+    const file = auditLogFile(dir, 'records');
+    const log = new AuditLog(file, 'records', { fsync: true });
+    const mail = memoryCapability('mail', [
+      { name: 'send', requiresApproval: true, run: () => 'sent' },
+      { name: 'read', run: () => 'read' },
+    ]);
+    const bridge = createBridge({
+      capabilities: [mail],
+      policy: createPolicy({ rules: { 'mail.read': [{ when: { folder: 'secret' }, then: 'deny' }] } }),
+      onApproval: (r) => ({ approved: (r.params as { to: string }).to !== 'eve', by: 'test-approver' }),
+      redactor: createRedactor(new Map([['API_TOKEN', 'tok-123456789']])),
+      audit: log,
+    });
+    const origin = { runId: 'run-7', sessionId: 'session-1' };
+    await bridge.call(msg('mail', 'send', { to: 'bob', token: 'tok-123456789' }), signal, origin);
+    await bridge.call(msg('mail', 'send', { to: 'eve' }), signal, origin);
+    await bridge.call(msg('mail', 'read', { folder: 'secret' }), signal);
+    await bridge.call(msg('mail', 'read', {}), signal);
+    await bridge.call(msg('mail', 'forged', { x: 1 }), signal);
+    log.close();
+
+    const { records, malformed } = readAuditLog(file);
+    expect(malformed).toBe(0);
+    const strip = ({ time, durationMs, ...rest }: AuditRecord) => (expect(Date.parse(time)).not.toBeNaN(), expect(durationMs).toBeGreaterThanOrEqual(0), rest);
+    expect(records.map(strip)).toEqual([
+      {
+        space: 'records',
+        runId: 'run-7',
+        sessionId: 'session-1',
+        callId: '1',
+        capability: 'mail',
+        function: 'send',
+        params: { to: 'bob', token: '[REDACTED:API_TOKEN]' },
+        decision: { kind: 'ask', by: 'requiresApproval', approved: true, answeredBy: 'test-approver' },
+        outcome: { ok: true },
+      },
+      {
+        space: 'records',
+        runId: 'run-7',
+        sessionId: 'session-1',
+        callId: '2',
+        capability: 'mail',
+        function: 'send',
+        params: { to: 'eve' },
+        decision: { kind: 'ask', by: 'requiresApproval', approved: false, answeredBy: 'test-approver' },
+        outcome: { ok: false, code: 'APPROVAL_DENIED', message: expect.stringContaining('not approved') },
+      },
+      {
+        space: 'records',
+        callId: '3',
+        capability: 'mail',
+        function: 'read',
+        params: { folder: 'secret' },
+        decision: { kind: 'deny', by: 'policies.rules["mail.read"][0]', reason: 'denied by policies.rules["mail.read"][0]' },
+        outcome: { ok: false, code: 'POLICY_DENIED', message: expect.any(String) },
+      },
+      { space: 'records', callId: '4', capability: 'mail', function: 'read', params: {}, decision: { kind: 'allow', by: 'default' }, outcome: { ok: true } },
+      {
+        space: 'records',
+        callId: '5',
+        capability: 'mail',
+        function: 'forged',
+        params: '(not valid params)',
+        outcome: { ok: false, code: 'FUNCTION_NOT_FOUND', message: expect.any(String) },
+      },
+    ]);
+    expect(await readFile(file, 'utf8')).not.toContain('tok-123456789');
+  });
+
+  it('appends across bridges and filters by time', async () => {
+    const file = auditLogFile(dir, 'append');
+    for (let i = 0; i < 2; i++) {
+      const log = new AuditLog(file, 'append');
+      await createBridge({ capabilities: [memoryCapability('c', [{ name: 'f' }])], audit: log }).call(msg('c', 'f'), signal);
+      log.close();
+    }
+    expect(readAuditLog(file).records).toHaveLength(2);
+    expect(readAuditLog(file, { since: new Date(Date.now() + 60_000) }).records).toHaveLength(0);
+    expect(readAuditLog(join(dir, 'missing.jsonl'))).toEqual({ records: [], malformed: 0 });
+  });
+
+  it('fails the call closed when the record cannot be written', async () => {
+    const log = new AuditLog(auditLogFile(dir, 'closed'), 'closed');
+    log.close();
+    const outcome = await createBridge({ capabilities: [memoryCapability('c', [{ name: 'f', run: () => 1 }])], audit: log }).call(msg('c', 'f'), signal);
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
+  });
+
+  it('refuses a space name that is not a file name', () => {
+    expect(() => auditLogFile(dir, '../escape')).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+  });
+});
+
+describe('audit durability under kill -9', () => {
+  it('has no torn line and every completed call after the host is killed mid-run', async () => {
+    const entry = join(dir, 'child-entry.ts');
+    const bundle = join(dir, 'child.mjs');
+    const src = resolve(import.meta.dirname, '../src');
+    await writeFile(
+      entry,
+      `import { AuditLog } from ${JSON.stringify(join(src, 'audit.ts'))};
+       import { createBridge } from ${JSON.stringify(join(src, 'bridge.ts'))};
+       const log = new AuditLog(process.argv[2], 'killed');
+       const execute = async (params) => params.n;
+       const capability = { id: 'c', exportName: 'c', config: {}, functions: new Map([['f', { name: 'f', sourceName: 'f', parameters: { type: 'object' }, requiresApproval: false, execute }]]) };
+       const bridge = createBridge({ capabilities: [capability], audit: log });
+       const signal = new AbortController().signal;
+       const pad = 'x'.repeat(3000);
+       let n = 0;
+       const worker = async () => {
+         for (;;) {
+           const outcome = await bridge.call({ kind: 'call', capability: 'c', function: 'f', params: { n: ++n, pad } }, signal);
+           process.stdout.write('done ' + outcome.value + '\\n');
+         }
+       };
+       for (let i = 0; i < 4; i++) worker();`,
+    );
+    await build({ entryPoints: [entry], outfile: bundle, bundle: true, platform: 'node', format: 'esm', conditions: ['@agent-spaces/source'], logLevel: 'silent' });
+
+    const file = join(dir, 'killed.jsonl');
+    const child = spawn(process.execPath, [bundle, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const done = new Set<number>();
+    let buffered = '';
+    await new Promise<void>((resolveKilled) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        const lines = buffered.split('\n');
+        buffered = lines.pop()!;
+        for (const line of lines) done.add(Number(line.slice(5)));
+        if (done.size >= 300 && !child.killed) child.kill('SIGKILL');
+      });
+      child.on('exit', () => resolveKilled());
+    });
+
+    const text = await readFile(file, 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    const lines = text.slice(0, -1).split('\n');
+    const logged = new Set(lines.map((line) => (JSON.parse(line) as AuditRecord & { params: { n: number } }).params.n));
+    expect(lines.length).toBeGreaterThanOrEqual(done.size);
+    expect([...done].filter((n) => !logged.has(n))).toEqual([]);
+  }, 60_000);
+});

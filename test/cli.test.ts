@@ -1,0 +1,133 @@
+// The `agent-spaces` command as users run it: the committed bin shim over the built packages, in a temp project.
+import { execFile } from 'node:child_process';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const bin = fileURLToPath(new URL('../packages/cli/bin/agent-spaces.js', import.meta.url));
+let dir: string;
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(...args: string[]): Promise<Result> {
+  return new Promise((resolve) => {
+    // Without --no-node-snapshot, so the shim's own re-exec is exercised too.
+    execFile(process.execPath, [bin, ...args], { cwd: dir, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const CALC = {
+  name: 'calc',
+  description: 'Arithmetic on the host',
+  functions: [
+    {
+      name: 'add',
+      description: 'Add two numbers',
+      parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      returns: { type: 'number' },
+    },
+  ],
+  executor: { kind: 'module', module: './calc.handlers.mjs' },
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-cli-'));
+  await mkdir(join(dir, 'capabilities'));
+  await writeFile(join(dir, 'capabilities/calc.json'), JSON.stringify(CALC));
+  await writeFile(join(dir, 'capabilities/calc.handlers.mjs'), 'export const add = ({ a, b }) => a + b;\n');
+  await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['capabilities/*.json'] }));
+  await writeFile(
+    join(dir, 'sum.ts'),
+    "import { calc } from '@capabilities/calc';\nconst total: number = await calc.add({ a: 2, b: 3 });\nconsole.log('total', total);\nexport default { total };\n",
+  );
+  await writeFile(join(dir, 'wrong.ts'), "import { calc } from '@capabilities/calc';\n\nawait calc.add({ a: 'two', b: 3 });\n");
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('agent-spaces', () => {
+  it('prints usage with every command, and exits 2 for an unknown one', async () => {
+    const help = await cli('--help');
+    expect(help.code).toBe(0);
+    for (const command of ['capabilities build', 'capabilities list', 'capabilities show', 'run <file.ts>', 'check <file.ts>', 'mcp serve']) {
+      expect(help.stdout).toContain(command);
+    }
+    const unknown = await cli('frobnicate');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "frobnicate"');
+    const badOption = await cli('capabilities', 'build', '--bogus');
+    expect(badOption.code).toBe(2);
+    expect(badOption.stderr).toContain("'--bogus'");
+  });
+
+  it('builds, then skips unchanged sources, and reports the build as JSON', async () => {
+    const first = await cli('capabilities', 'build');
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(/✓ calc\s+built\s+capabilities\/calc\.json/);
+    expect(first.stderr).toContain('1 built, 0 unchanged, 0 failed');
+    const again = await cli('capabilities', 'build', '--json');
+    expect(again.code).toBe(0);
+    const report = JSON.parse(again.stdout);
+    expect(report.totals).toEqual({ built: 0, unchanged: 1, failed: 0 });
+  });
+
+  it('lists and shows the built capabilities', async () => {
+    const list = await cli('capabilities', 'list', '--json');
+    expect(list.code).toBe(0);
+    expect(JSON.stringify(JSON.parse(list.stdout))).toContain('"calc"');
+    const show = await cli('capabilities', 'show', 'calc');
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain("declare module '@capabilities/calc'");
+    expect(show.stdout).toContain('add(params: AddParams): Promise<number>;');
+  });
+
+  it('runs a script, printing calls and logs live and the result', async () => {
+    const run = await cli('run', 'sum.ts');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('→ calc.add({"a":2,"b":3})');
+    expect(run.stderr).toMatch(/← calc\.add ok/);
+    expect(run.stderr).toContain('[log] total 5');
+    expect(run.stdout).toContain('total: 5');
+    const json = await cli('run', 'sum.ts', '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, result: { total: 5 }, stats: { capabilityCalls: 1 } });
+  });
+
+  it('reports type errors at the script line from run and check, and exits 1', async () => {
+    const check = await cli('check', 'wrong.ts');
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/wrong\.ts:3:/);
+    const run = await cli('run', 'wrong.ts');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('TYPE_ERROR');
+    const unchecked = await cli('run', 'wrong.ts', '--no-check', '--json');
+    expect(unchecked.code).toBe(1);
+    expect(JSON.parse(unchecked.stdout)).toMatchObject({ ok: false, error: { code: 'SCRIPT_ERROR', capability: 'calc', data: { code: 'INVALID_PARAMS' } } });
+  });
+
+  it('fails a bad definition with its code and JSON pointer, keeping the last good output', async () => {
+    await writeFile(join(dir, 'capabilities/calc.json'), JSON.stringify({ ...CALC, functions: [{ ...CALC.functions[0], parameters: { type: 'object', properties: { a: { type: 'numbr' } } } }] }));
+    const build = await cli('capabilities', 'build');
+    expect(build.code).toBe(1);
+    expect(build.stderr).toContain('capabilities/calc.json#/functions/0/parameters/properties/a');
+    const run = await cli('run', 'sum.ts', '--json');
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, result: { total: 5 } });
+  });
+
+  it('names the config problem when the config is invalid', async () => {
+    await writeFile(join(dir, 'bad.config.json'), JSON.stringify({ capabilities: 'capabilities/*.json' }));
+    const build = await cli('capabilities', 'build', '--config', 'bad.config.json');
+    expect(build.code).toBe(1);
+    expect(build.stderr).toContain('CONFIG_INVALID');
+    expect(build.stderr).toContain('bad.config.json');
+  });
+});
