@@ -39,7 +39,12 @@ export async function serve(context: ServeContext): Promise<number> {
     spaces,
     timeoutSeconds: flags.timeout ?? settings.timeoutSeconds ?? 3600,
     headlessMode: flags.headless ?? settings.headlessMode ?? 'deny',
-    space: { rootDir: loaded.rootDir, outDir: typeof values.out === 'string' ? resolve(values.out) : loaded.config.outDir },
+    space: {
+      rootDir: loaded.rootDir,
+      outDir: typeof values.out === 'string' ? resolve(values.out) : loaded.config.outDir,
+      policies: loaded.config.policies,
+      mcpServers: loaded.config.mcpServers,
+    },
   };
   const maxSessions = flags.maxSessions ?? settings.maxSessions;
   if (maxSessions !== undefined) options.maxSessions = maxSessions;

@@ -68,6 +68,7 @@ async function prepare(context: CommandContext, typecheck: boolean, onApproval?:
     outDir: project.outDir,
     typecheck,
     policies: project.config.policies,
+    mcpServers: project.config.mcpServers,
     ...(onApproval ? { onApproval } : {}),
   });
   return { space, code, file };
@@ -91,11 +92,18 @@ function printEvent(event: RunEvent, output: Output): void {
     case 'approvalResolved':
       output.err(`${event.approved ? '✓ approved' : '✗ denied'} by ${event.by}${event.reason ? `: ${event.reason}` : ''}`);
       break;
+    case 'progress': {
+      const share = event.total ? `${Math.round((event.progress / event.total) * 100)}%` : String(event.progress);
+      output.err(`… ${event.capability}.${event.function} ${share}${event.message ? ` ${event.message}` : ''}`);
+      break;
+    }
     case 'approvalRequired':
     case 'runStarted':
     case 'runFinished':
     case 'error':
       break;
+    default:
+      event satisfies never;
   }
 }
 
