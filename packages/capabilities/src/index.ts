@@ -78,6 +78,7 @@ export {
   type McpServerConfig,
   type McpServers,
   type McpStdioServerConfig,
+  type OpenApiSourceConfig,
 } from './config.js';
 export type { Diagnostic } from './errors.js';
 export {

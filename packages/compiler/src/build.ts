@@ -41,7 +41,7 @@ export interface BuildOptions {
  * (its content lives elsewhere); a capability whose IR did not change is reported `unchanged` and not rewritten.
  */
 export interface ConfigSource {
-  /** Its place in the config, shown as the `file` of its report entries: `mcpServers.memory`, `openapi.todo`. */
+  /** Its place in the config, shown as the `file` of its report entries: `mcpServers.memory`, `openapi.todos`. */
   label: string;
   /** Reads the source; reports problems as diagnostics, never throws. */
   read(context: SourceContext): Promise<SourceResult>;

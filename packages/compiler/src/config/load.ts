@@ -1,7 +1,7 @@
 import { access, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AgentSpacesError, type AgentSpacesConfig, type McpServers, type PoliciesConfig } from '@agent-spaces/capabilities';
+import { AgentSpacesError, type AgentSpacesConfig, type McpServers, type OpenApiSourceConfig, type PoliciesConfig } from '@agent-spaces/capabilities';
 import { findMcpJson, parseMcpServers, readMcpJson } from '@agent-spaces/mcp/config';
 import { bundleModule, formatBuildError, importCode } from '../bundle.js';
 import { findConfigProblem } from './validate.js';
@@ -17,6 +17,8 @@ export interface ResolvedConfig {
   outDir: string;
   /** MCP servers (placeholders unexpanded): the config's `mcpServers`, else `.mcp.json`/`mcp.json` beside it, else `{}`. */
   mcpServers: McpServers;
+  /** OpenAPI sources (docs/openapi.md), `[]` when absent; a relative `spec` path is relative to `rootDir`. */
+  openapi: OpenApiSourceConfig[];
   /** The `policies` key as written (docs/policies.md), `{}` when absent. */
   policies: PoliciesConfig;
 }
@@ -66,6 +68,7 @@ export function resolveConfig(config: AgentSpacesConfig, rootDir: string): Resol
     capabilities: [...(config.capabilities ?? DEFAULT_CAPABILITIES)],
     outDir: resolve(rootDir, config.outDir ?? DEFAULT_OUT_DIR),
     mcpServers: config.mcpServers === undefined ? {} : parseMcpServers(config.mcpServers),
+    openapi: structuredClone(config.openapi ?? []),
     policies: structuredClone(config.policies ?? {}),
   };
 }

@@ -1,3 +1,4 @@
+import { findOpenApiSourceProblem } from '../sources/openapi/config.js';
 import { findPoliciesProblem, isAgentSpacesError, type AgentSpacesConfig } from '@agent-spaces/capabilities';
 import { parseMcpServers } from '@agent-spaces/mcp/config';
 
@@ -29,6 +30,16 @@ const mcpServers: ConfigCheck = (value) => {
   }
 };
 
+/** Each `openapi` entry through the OpenAPI source check, naming the entry and field (`[1].spec must be …`). */
+const openapi: ConfigCheck = (value) => {
+  if (!Array.isArray(value)) return 'must be an array of OpenAPI sources ({ name, spec } or { name, url })';
+  for (const [index, entry] of value.entries()) {
+    const problem = findOpenApiSourceProblem(entry);
+    if (problem) return `[${index}]${problem.key ? `.${problem.key}` : ''} ${problem.message}`;
+  }
+  return undefined;
+};
+
 /**
  * Every key `agent-spaces.config.*` may set and how it is checked. Adding a config key is one line here
  * (the mapped type makes a key added to `AgentSpacesConfig` without a check a type error).
@@ -39,6 +50,7 @@ export const CONFIG_KEYS: { readonly [K in keyof Required<AgentSpacesConfig>]: C
   server: object,
   spaces: objectArray,
   mcpServers,
+  openapi,
   policies: (value) => {
     const problem = findPoliciesProblem(value);
     return problem === undefined ? undefined : `is invalid (${problem})`;

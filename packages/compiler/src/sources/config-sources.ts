@@ -1,11 +1,23 @@
 import type { ConfigSource } from '../build.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { mcpServerSources } from './mcp-config.js';
+import { readOpenApiSource } from './openapi/source.js';
 
 /**
- * The sources a config declares outside `capabilities`: one per MCP server (`mcpServers`) and one per OpenAPI
- * source (`openapi`). Each is read on every build; see {@link ConfigSource}.
+ * The sources a config declares outside `capabilities`: one per MCP server (`mcpServers`, labelled
+ * `mcpServers.<name>`) and one per OpenAPI source (`openapi`, labelled `openapi.<name>`). Each is read on every
+ * build; see {@link ConfigSource}.
  */
 export function configSources(config: ResolvedConfig): ConfigSource[] {
-  return [...mcpServerSources(config.mcpServers)];
+  const openapi = config.openapi.map((source): ConfigSource => {
+    const label = `openapi.${source.name}`;
+    return {
+      label,
+      async read(context) {
+        const result = await readOpenApiSource(source, context);
+        return { ...result, capabilities: result.capabilities.map((c) => ({ ...c, source: { kind: 'openapi', file: label } })) };
+      },
+    };
+  });
+  return [...mcpServerSources(config.mcpServers), ...openapi];
 }

@@ -1,33 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import type { Diagnostic, OpenApiAuth } from '@agent-spaces/capabilities';
+import type { Diagnostic, OpenApiSourceConfig } from '@agent-spaces/capabilities';
 
-/**
- * One OpenAPI server as a capability source. Give `spec` (a file path or an http(s) URL) or `url` (a server whose
- * spec is discovered at `/openapi.json`, `/`, `/api/openapi.json`, `/docs/openapi.json`).
- */
-export interface OpenApiSourceConfig {
-  /** Capability name; its id and export name are derived from it (`todo api` → `todo-api`, `todoApi`). */
-  name: string;
-  /** Spec file path (relative to the build's root folder; to the source file in a `.openapi.json`) or http(s) URL. */
-  spec?: string;
-  /** Server URL to discover the spec from when `spec` is not given. */
-  url?: string;
-  /** Base URL of every request; default: the spec's first server, else the server `url` or the spec URL's origin. */
-  baseUrl?: string;
-  /** Credentials; values are `${VAR}` placeholders resolved from the host environment at call time. */
-  auth?: OpenApiAuth;
-  /** Extra headers of every request; values may hold `${VAR}` placeholders. */
-  headers?: Record<string, string>;
-  /**
-   * Approval: `true`/`false` for every operation, or a map by function name, operationId or `METHOD /path`.
-   * Operations not in the map keep the default: everything but GET, HEAD and OPTIONS needs approval.
-   */
-  requiresApproval?: boolean | Record<string, boolean>;
-  /** Overrides the spec's `info.description`. */
-  description?: string;
-  /** Seconds a fetched spec stays fresh in `<outDir>/cache/openapi/` (default 3600). */
-  cacheTtl?: number;
-}
+export type { OpenApiSourceConfig } from '@agent-spaces/capabilities';
 
 /**
  * Checks an untrusted `openapi` source entry; returns `{ key, message }` for the first problem (the key is a dotted
