@@ -1,13 +1,4 @@
-export {
-  findMcpJson,
-  isStdioServer,
-  parseMcpServers,
-  readMcpJson,
-  type McpRemoteServerConfig,
-  type McpServerConfig,
-  type McpServers,
-  type McpStdioServerConfig,
-} from './config.js';
+export * from './config-entry.js';
 export { expandServerConfig, loadMcpEnv, parseDotEnv, type ExpandedServerConfig, type McpEnv, type McpEnvOptions } from './env.js';
 export type { McpExit, McpFailureReason } from './errors.js';
 export type { ConnectOptions } from './connect.js';
