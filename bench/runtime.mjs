@@ -1,8 +1,8 @@
 // Runtime bench: agent-spaces against @utcp/code-mode on the same trivial in-process `add` tool, side by side:
 // per-call round trip, warm trivial run, cold create-and-first-run, peak RSS. Each system runs in its own child
 // process (so RSS is its own), [rounds] times alternately; every figure is the better median of the rounds.
-// Columns: agent-spaces through the SDK (createSpace, bridge validation, events; typecheck off, as UTCP has none),
-// the bare @agent-spaces/runtime Sandbox with a minimal host port, and UTCP code mode.
+// Columns: agent-spaces through the SDK (createSpace, bridge validation, events, audit log; typecheck off, as UTCP
+// has none), the bare @agent-spaces/runtime Sandbox with a minimal host port, and UTCP code mode.
 // Build first (npm run build), then: node --no-node-snapshot bench/runtime.mjs [rounds, default 2]
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';

@@ -57,6 +57,7 @@ export function auditLogFile(outDir: string, space: string): string {
 export class AuditLog implements AuditSink {
   #fd: number | undefined;
   readonly #fsync: boolean;
+  readonly #spaceJson: string;
 
   /** Opens (creating folder and file as needed) `file` for appending the records of `space`. */
   constructor(
@@ -67,17 +68,31 @@ export class AuditLog implements AuditSink {
     mkdirSync(dirname(file), { recursive: true });
     this.#fd = openSync(file, 'a', 0o600);
     this.#fsync = options.fsync ?? false;
+    this.#spaceJson = JSON.stringify(space);
   }
 
-  /** Writes `record` as one line (and flushes it to disk with `fsync`). Throws when the log is closed or the write fails. */
+  /** Writes `entry` as one line (and flushes it to disk with `fsync`). Throws when the log is closed or the write fails. */
   append(entry: AuditEntry): void {
     if (this.#fd === undefined) throw new AgentSpacesError('INTERNAL', `The audit log ${this.file} is closed`);
-    const { time, ...rest } = entry;
-    const record: AuditRecord = { time, space: this.space, ...rest, params: clipParams(entry.params) };
-    const line = Buffer.from(`${JSON.stringify(record)}\n`);
-    let written = 0;
-    while (written < line.length) written += writeSync(this.#fd, line, written, line.length - written);
+    const line = this.#serialize(entry);
+    // One write of the whole line; the rest is written only if the kernel took part of it (it does not for files).
+    const written = writeSync(this.#fd, line);
+    if (written < Buffer.byteLength(line)) {
+      const bytes = Buffer.from(line);
+      for (let at = written; at < bytes.length; ) at += writeSync(this.#fd, bytes, at, bytes.length - at);
+    }
     if (this.#fsync) fsyncSync(this.#fd);
+  }
+
+  /** The JSON line of an {@link AuditRecord}, keys in its order, written out directly: one is made per call. */
+  #serialize(entry: AuditEntry): string {
+    let line = `{"time":${JSON.stringify(entry.time)},"space":${this.#spaceJson}`;
+    if (entry.runId !== undefined) line += `,"runId":${JSON.stringify(entry.runId)}`;
+    if (entry.sessionId !== undefined) line += `,"sessionId":${JSON.stringify(entry.sessionId)}`;
+    line += `,"callId":${JSON.stringify(entry.callId)},"capability":${JSON.stringify(entry.capability)}`;
+    line += `,"function":${JSON.stringify(entry.function)},"params":${paramsJson(entry.params)}`;
+    if (entry.decision !== undefined) line += `,"decision":${JSON.stringify(entry.decision)}`;
+    return `${line},"outcome":${JSON.stringify(entry.outcome)},"durationMs":${JSON.stringify(entry.durationMs)}}\n`;
   }
 
   /** Closes the file; later appends throw. */
@@ -86,6 +101,19 @@ export class AuditLog implements AuditSink {
     closeSync(this.#fd);
     this.#fd = undefined;
   }
+}
+
+let lastMs = 0;
+let lastIso = '';
+
+/** `new Date().toISOString()`, formatted once per millisecond: every call's entry carries the time. */
+export function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
 }
 
 /** The records of an audit log (optionally only those at or after `since`), and how many lines could not be parsed. */
@@ -114,12 +142,14 @@ export function readAuditLog(file: string, options: { since?: Date } = {}): { re
   return { records, malformed };
 }
 
-function clipParams(params: unknown): unknown {
+/** Params as JSON: `{ truncated: true, preview }` past 8 KiB, `{ unserializable: true }` when JSON cannot hold them. */
+function paramsJson(params: unknown): string {
   let text: string | undefined;
   try {
     text = JSON.stringify(params);
   } catch {
-    return { unserializable: true };
+    return '{"unserializable":true}';
   }
-  return text !== undefined && text.length > MAX_PARAMS_CHARS ? { truncated: true, preview: text.slice(0, MAX_PARAMS_CHARS) } : params;
+  if (text === undefined) return 'null';
+  return text.length > MAX_PARAMS_CHARS ? JSON.stringify({ truncated: true, preview: text.slice(0, MAX_PARAMS_CHARS) }) : text;
 }

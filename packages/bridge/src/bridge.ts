@@ -9,7 +9,8 @@ import {
   type WireError,
 } from '@agent-spaces/capabilities';
 import { ApprovalDesk } from './approvals.js';
-import type { AuditEntry } from './audit.js';
+import { isoNow, type AuditEntry } from './audit.js';
+import type { Redactor } from './redact.js';
 import { defaultPolicy } from './policy.js';
 import { createRateLimiter } from './rate-limit.js';
 import type {
@@ -23,7 +24,7 @@ import type {
   PendingCall,
   PolicyDecision,
 } from './types.js';
-import { SchemaCompiler, snapshotParams, type ParamIssue, type ParamsCheck } from './validate.js';
+import { compileParamsCheck, snapshotParams, type ParamIssue, type ParamsCheck } from './validate.js';
 
 /** The host side of every capability call: a {@link HostPort} over a fixed set of capabilities. */
 export interface Bridge extends HostPort {
@@ -74,7 +75,6 @@ export function createBridge(options: BridgeOptions): Bridge {
     for (const [name, fn] of capability.functions) entries.set(name, { capability, fn, check: undefined, schemaError: undefined });
     table.set(capability.id, entries);
   }
-  const compiler = new SchemaCompiler();
   const policy = options.policy ?? defaultPolicy;
   const { onCall, onResult, redactor, audit } = options;
   const approvals = new ApprovalDesk({
@@ -92,7 +92,9 @@ export function createBridge(options: BridgeOptions): Bridge {
 
   async function dispatch(message: CallMessage, signal: AbortSignal, callId: string, trace: Trace, origin: CallOrigin): Promise<unknown> {
     const entry = lookup(table, message);
-    const params = checkParams(entry, message.params, compiler);
+    const params = copyParams(entry, message.params);
+    const issues = (entry.check ?? (await compileCheck(entry)))(params);
+    if (issues) throw invalidParams(entry, issues);
     trace.params = params;
     const pending: PendingCall = { id: callId, capability: entry.capability, function: entry.fn, params, signal };
     const decided = decide(pending);
@@ -176,7 +178,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       if (redactor) outcome = redactor.value(outcome);
       if (audit) {
         try {
-          audit.append(auditRecord(callId, message, origin, trace, outcome, performance.now() - started, redactor?.value ?? ((v) => v)));
+          audit.append(auditRecord(callId, message, origin, trace, outcome, performance.now() - started, redactor));
         } catch (error) {
           // Fail closed: a call that cannot be put on record does not hand its result back.
           outcome = { ok: false, error: { code: 'INTERNAL', message: `The audit log could not be written: ${errorMessage(error)}`, capability: String(message?.capability), function: String(message?.function) } };
@@ -205,6 +207,9 @@ interface Trace {
   params: Record<string, unknown> | undefined;
 }
 
+type AuditDecision = NonNullable<AuditEntry['decision']>;
+
+/** The audit entry of a call, built field by field: it is made for every call. */
 function auditRecord(
   callId: string,
   message: CallMessage,
@@ -212,30 +217,38 @@ function auditRecord(
   trace: Trace,
   outcome: CallOutcome,
   durationMs: number,
-  redact: <T>(value: T) => T,
+  redactor: Redactor | undefined,
 ): AuditEntry {
-  const decision = trace.decision;
-  return {
-    time: new Date().toISOString(),
-    ...(origin.runId ? { runId: origin.runId } : {}),
-    ...(origin.sessionId ? { sessionId: origin.sessionId } : {}),
+  const params = trace.params ?? '(not valid params)';
+  const entry: AuditEntry = {
+    time: isoNow(),
     callId,
     capability: String(message?.capability),
     function: String(message?.function),
-    params: redact(trace.params ?? '(not valid params)'),
-    ...(decision
-      ? {
-          decision: {
-            kind: decision.kind,
-            by: decision.by ?? 'policy',
-            ...(decision.kind === 'ask' ? { approved: decision.approved, ...(decision.answeredBy ? { answeredBy: decision.answeredBy } : {}), ...(decision.reason ? { reason: decision.reason } : {}) } : {}),
-            ...(decision.kind === 'deny' ? { reason: decision.reason } : {}),
-          },
-        }
-      : {}),
+    params: redactor ? redactor.value(params) : params,
     outcome: outcome.ok ? { ok: true } : { ok: false, code: outcome.error.code, message: outcome.error.message },
     durationMs: Math.round(durationMs * 1000) / 1000,
   };
+  if (origin.runId) entry.runId = origin.runId;
+  if (origin.sessionId) entry.sessionId = origin.sessionId;
+  if (trace.decision) entry.decision = auditDecision(trace.decision);
+  return entry;
+}
+
+function auditDecision(decision: CallDecision): AuditDecision {
+  const by = decision.by ?? 'policy';
+  switch (decision.kind) {
+    case 'allow':
+      return { kind: 'allow', by };
+    case 'deny':
+      return { kind: 'deny', by, reason: decision.reason };
+    case 'ask': {
+      const asked: AuditDecision = { kind: 'ask', by, approved: decision.approved };
+      if (decision.answeredBy) asked.answeredBy = decision.answeredBy;
+      if (decision.reason) asked.reason = decision.reason;
+      return asked;
+    }
+  }
 }
 
 function lookup(table: Map<string, Map<string, Entry>>, message: CallMessage): Entry {
@@ -254,21 +267,20 @@ function lookup(table: Map<string, Map<string, Entry>>, message: CallMessage): E
   return entry;
 }
 
-function checkParams(entry: Entry, raw: unknown, compiler: SchemaCompiler): Record<string, unknown> {
+/** The bridge's private copy of the params (`{}` when absent); throws `INVALID_PARAMS` when they are not plain data. */
+function copyParams(entry: Entry, raw: unknown): Record<string, unknown> {
   const given = raw === undefined ? {} : raw;
   if (!isPlainObject(given)) throw invalidParams(entry, [{ path: '', message: 'must be a plain object' }]);
   const snapshot = snapshotParams(given);
   if (!snapshot.ok) throw invalidParams(entry, [snapshot.issue]);
-  const params = snapshot.value as Record<string, unknown>;
-  const issues = (entry.check ?? compileCheck(entry, compiler))(params);
-  if (issues) throw invalidParams(entry, issues);
-  return params;
+  return snapshot.value as Record<string, unknown>;
 }
 
-function compileCheck(entry: Entry, compiler: SchemaCompiler): ParamsCheck {
+/** Compiles the function's params check on its first call; a schema that does not compile fails every call `INTERNAL`. */
+async function compileCheck(entry: Entry): Promise<ParamsCheck> {
   if (entry.schemaError === undefined) {
     try {
-      return (entry.check = compiler.compile(entry.fn.parameters));
+      return (entry.check = await compileParamsCheck(entry.fn.parameters));
     } catch (error) {
       entry.schemaError = errorMessage(error);
     }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AgentSpacesError,
@@ -85,7 +85,8 @@ export async function readBuiltCapability(outDir: string, id: string): Promise<B
 async function readJson(file: string, id: string): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // Read synchronously: a few small files, and each asynchronous read is four trips to the thread pool.
+    text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {

@@ -1,6 +1,6 @@
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import formats from 'ajv-formats';
+import { isProxy } from 'node:util/types';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ObjectSchema } from '@agent-spaces/capabilities';
 
 /** One failed constraint: JSON pointer into the params (`''` is the params object itself) and ajv's message. */
@@ -12,35 +12,62 @@ export interface ParamIssue {
 /** A compiled params check: `undefined` when the params are valid, else the issues. */
 export type ParamsCheck = (params: unknown) => ParamIssue[] | undefined;
 
-const AJV_OPTIONS: Options = { strict: false, allErrors: true, logger: false };
+// `addUsedSchema: false`: the instances are shared by every bridge of the process, so a schema's `$id` must not
+// stay registered (two capabilities may use the same one).
+const AJV_OPTIONS: Options = { strict: false, allErrors: true, logger: false, addUsedSchema: false };
 const DRAFT_2020 = /json-schema\.org\/draft\/2020-12\//;
-const addFormats = formats.default;
+/** Compiled checks kept by schema text; past this many the cache (and ajv's) starts over. */
+const MAX_CACHED = 512;
+
+// ajv is imported on the first compile (most processes that load the bridge never validate a call): one instance per
+// draft, each made when first needed and shared by the whole process.
+let draft7: Promise<Ajv> | undefined;
+let draft2020: Promise<Ajv2020> | undefined;
+const checks = new Map<string, ParamsCheck>();
 
 /**
- * Compiles params schemas with one ajv instance per draft (draft-07, the default, and 2020-12 chosen by `$schema`),
- * each created on first need and owned by one bridge.
+ * The params check of `schema`, compiled with ajv (draft-07 by default, 2020-12 when `$schema` says so). Checks are
+ * cached by schema text, so a schema is compiled once however many spaces load it. Rejects with ajv's error when the
+ * schema itself is invalid.
  */
-export class SchemaCompiler {
-  #draft7: Ajv | undefined;
-  #draft2020: Ajv2020 | undefined;
-
-  /** Compiles `schema`; throws ajv's error when the schema itself is invalid. */
-  compile(schema: ObjectSchema): ParamsCheck {
-    const validate = this.#ajvFor(schema).compile(schema);
-    return (params) => (validate(params) ? undefined : toIssues(validate));
+export async function compileParamsCheck(schema: ObjectSchema): Promise<ParamsCheck> {
+  const key = JSON.stringify(schema);
+  const cached = checks.get(key);
+  if (cached) return cached;
+  const ajv = await (typeof schema.$schema === 'string' && DRAFT_2020.test(schema.$schema) ? loadDraft2020() : loadDraft7());
+  if (checks.size >= MAX_CACHED) {
+    checks.clear();
+    for (const instance of await Promise.all([draft7, draft2020])) instance?.removeSchema();
   }
-
-  #ajvFor(schema: ObjectSchema): Ajv | Ajv2020 {
-    if (typeof schema.$schema === 'string' && DRAFT_2020.test(schema.$schema)) {
-      return (this.#draft2020 ??= withFormats(new Ajv2020(AJV_OPTIONS)));
-    }
-    return (this.#draft7 ??= withFormats(new Ajv(AJV_OPTIONS)));
-  }
+  const validate = ajv.compile(schema);
+  const check: ParamsCheck = (params) => (validate(params) ? undefined : toIssues(validate));
+  checks.set(key, check);
+  return check;
 }
 
-function withFormats<T extends Ajv | Ajv2020>(ajv: T): T {
-  addFormats(ajv);
-  return ajv;
+function loadDraft7(): Promise<Ajv> {
+  return (draft7 ??= Promise.all([import('ajv'), addFormats()])
+    .then(([{ Ajv }, add]) => add(new Ajv(AJV_OPTIONS)))
+    .catch(forget(() => (draft7 = undefined))));
+}
+
+function loadDraft2020(): Promise<Ajv2020> {
+  return (draft2020 ??= Promise.all([import('ajv/dist/2020.js'), addFormats()])
+    .then(([{ Ajv2020 }, add]) => add(new Ajv2020(AJV_OPTIONS)))
+    .catch(forget(() => (draft2020 = undefined))));
+}
+
+async function addFormats(): Promise<<T extends Ajv | Ajv2020>(ajv: T) => T> {
+  const { default: formats } = await import('ajv-formats');
+  return (ajv) => formats.default(ajv) as typeof ajv;
+}
+
+/** A failed import is tried again by the next compile. */
+function forget(reset: () => void): (error: unknown) => never {
+  return (error) => {
+    reset();
+    throw error;
+  };
 }
 
 function toIssues(validate: ValidateFunction): ParamIssue[] {
@@ -67,31 +94,86 @@ function escapePointer(segment: string): string {
 const MAX_PARAMS_DEPTH = 100;
 
 /**
- * A private copy of call params (`structuredClone`: getters run once, Proxies and functions are refused), so what
- * the policy checked is what the executor gets. Refuses `__proto__` keys, cycles and nesting deeper than 100.
+ * A private copy of call params, so what the policy checked is what the executor gets: plain objects and arrays are
+ * copied member by member (a getter runs once), other cloneable values (`Date`, `Map`, typed arrays, …) go through
+ * `structuredClone`, shared members stay shared. Refuses Proxies, functions, symbols, `__proto__` keys, cycles and
+ * nesting deeper than 100, naming the path.
  */
 export function snapshotParams(raw: unknown): { ok: true; value: unknown } | { ok: false; issue: ParamIssue } {
-  let value: unknown;
+  const walk: Walk = { ancestors: [], keys: [], copies: undefined };
   try {
-    value = structuredClone(raw);
+    return { ok: true, value: copyData(raw, walk) };
   } catch (error) {
-    return { ok: false, issue: { path: '', message: `must be plain data (${(error as Error).name})` } };
+    if (!(error instanceof Refusal)) throw error;
+    return { ok: false, issue: { path: error.path, message: error.message } };
   }
-  const problem = findUnsafe(value, '', new Set(), 0);
-  return problem ? { ok: false, issue: problem } : { ok: true, value };
 }
 
-function findUnsafe(value: unknown, path: string, ancestors: Set<object>, depth: number): ParamIssue | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  if (depth > MAX_PARAMS_DEPTH) return { path, message: `nests deeper than ${MAX_PARAMS_DEPTH} levels` };
-  if (ancestors.has(value)) return { path, message: 'must not contain itself' };
-  ancestors.add(value);
-  for (const key of Object.keys(value)) {
-    const at = `${path}/${escapePointer(key)}`;
-    if (key === '__proto__') return { path: at, message: 'the key "__proto__" is not allowed' };
-    const problem = findUnsafe((value as Record<string, unknown>)[key], at, ancestors, depth + 1);
-    if (problem) return problem;
+/** Where {@link copyData} is: the objects and keys from the root down, and the copies made so far (once one is needed). */
+interface Walk {
+  ancestors: object[];
+  keys: (string | number)[];
+  copies: Map<object, unknown> | undefined;
+}
+
+/** Thrown inside {@link copyData}: the params are refused. */
+class Refusal {
+  constructor(
+    readonly path: string,
+    readonly message: string,
+  ) {}
+}
+
+function copyData(value: unknown, walk: Walk): unknown {
+  if (typeof value === 'function' || typeof value === 'symbol') throw refusal(walk, `must be plain data, not a ${typeof value}`);
+  if (typeof value !== 'object' || value === null) return value;
+  if (isProxy(value)) throw refusal(walk, 'must be plain data, not a Proxy');
+  const known = walk.copies?.get(value);
+  if (known !== undefined) return known;
+  if (walk.ancestors.includes(value)) throw refusal(walk, 'must not contain itself');
+  if (walk.ancestors.length > MAX_PARAMS_DEPTH) throw refusal(walk, `nests deeper than ${MAX_PARAMS_DEPTH} levels`);
+  const proto: unknown = Object.getPrototypeOf(value);
+  let copy: unknown;
+  if (proto === Object.prototype || proto === null) {
+    walk.ancestors.push(value);
+    const object: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      walk.keys.push(key);
+      if (key === '__proto__') throw refusal(walk, 'the key "__proto__" is not allowed');
+      object[key] = copyData((value as Record<string, unknown>)[key], walk);
+      walk.keys.pop();
+    }
+    walk.ancestors.pop();
+    copy = object;
+  } else if (proto === Array.prototype && Array.isArray(value)) {
+    walk.ancestors.push(value);
+    const array: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      walk.keys.push(i);
+      array[i] = copyData(value[i], walk);
+      walk.keys.pop();
+    }
+    walk.ancestors.pop();
+    copy = array;
+  } else {
+    try {
+      copy = structuredClone(value);
+    } catch (error) {
+      throw refusal(walk, `must be plain data (${error instanceof Error ? error.name : 'not cloneable'})`);
+    }
+    // A class instance comes back as a plain object: its keys are checked (and copied again) like any other.
+    if (isPlainOrArray(copy)) copy = copyData(copy, walk);
   }
-  ancestors.delete(value);
-  return undefined;
+  if (walk.ancestors.length > 0) (walk.copies ??= new Map()).set(value, copy);
+  return copy;
+}
+
+function isPlainOrArray(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === Array.prototype;
+}
+
+function refusal(walk: Walk, message: string): Refusal {
+  return new Refusal(walk.keys.map((key) => `/${typeof key === 'number' ? key : escapePointer(key)}`).join(''), message);
 }

@@ -97,6 +97,24 @@ describe('the audit log', () => {
     expect(readAuditLog(join(dir, 'missing.jsonl'))).toEqual({ records: [], malformed: 0 });
   });
 
+  it('writes params past 8 KiB as a preview, BigInt params as unserializable, and non-ASCII text whole', async () => {
+    const file = auditLogFile(dir, 'shapes');
+    const log = new AuditLog(file, 'shapes');
+    const bridge = createBridge({ capabilities: [memoryCapability('c', [{ name: 'f', run: () => 1 }])], audit: log });
+    await bridge.call(msg('c', 'f', { big: 'x'.repeat(9000) }), signal);
+    await bridge.call(msg('c', 'f', { n: 10n }), signal);
+    await bridge.call(msg('c', 'f', { text: 'Zürich → 東京 🚆' }), signal, { runId: 'run "quoted"' });
+    log.close();
+    const { records, malformed } = readAuditLog(file);
+    expect(malformed).toBe(0);
+    expect(records.map((r) => r.params)).toEqual([
+      { truncated: true, preview: `{"big":"${'x'.repeat(8192 - 8)}` },
+      { unserializable: true },
+      { text: 'Zürich → 東京 🚆' },
+    ]);
+    expect(records[2]).toMatchObject({ space: 'shapes', runId: 'run "quoted"', callId: '3', decision: { kind: 'allow', by: 'default' }, outcome: { ok: true } });
+  });
+
   it('fails the call closed when the record cannot be written', async () => {
     const log = new AuditLog(auditLogFile(dir, 'closed'), 'closed');
     log.close();

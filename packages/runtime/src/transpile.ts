@@ -101,9 +101,15 @@ function finish(code: string, { marked, edits }: Marked, second: Transformed): T
   return assemble(second.js);
 }
 
-/** Starts esbuild's service ahead of the first run. */
+let warmed = false;
+
+/** Starts esbuild's service ahead of the first run (once per process: the service then stays up). */
 export function warmTranspiler(): void {
-  transform('', ESBUILD_OPTIONS).catch(() => undefined);
+  if (warmed) return;
+  warmed = true;
+  transform('', ESBUILD_OPTIONS).catch(() => {
+    warmed = false;
+  });
 }
 
 /** One replacement of a top-level `return` keyword. */

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentSpacesError, type McpServers } from '@agent-spaces/capabilities';
 import type { McpBinding } from '@agent-spaces/bridge';
@@ -35,7 +35,7 @@ export interface SpaceMcpOptions {
 export async function createSpaceMcp(capabilitiesDir: string, ids: readonly string[], options: SpaceMcpOptions): Promise<SpaceMcp | undefined> {
   const needed = new Map<string, string>();
   for (const id of ids) {
-    const server = await mcpServerOf(join(capabilitiesDir, id, 'meta.json'));
+    const server = mcpServerOf(join(capabilitiesDir, id, 'meta.json'));
     if (server !== undefined) needed.set(server, id);
   }
   if (needed.size === 0) return undefined;
@@ -72,10 +72,10 @@ export async function createSpaceMcp(capabilitiesDir: string, ids: readonly stri
 }
 
 /** The MCP server a built capability calls, from its `meta.json` (undefined for other executors). */
-async function mcpServerOf(metaFile: string): Promise<string | undefined> {
+function mcpServerOf(metaFile: string): string | undefined {
   let meta: unknown;
   try {
-    meta = JSON.parse(await readFile(metaFile, 'utf8'));
+    meta = JSON.parse(readFileSync(metaFile, 'utf8'));
   } catch {
     return undefined; // loadCapabilities reports the missing or corrupt file, naming it
   }

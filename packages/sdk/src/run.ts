@@ -62,8 +62,12 @@ export class Run implements PromiseLike<RunResult>, AsyncIterable<RunEvent> {
     }
   }
 
+  /** Stamps `input` in place (every emitter passes a fresh object; copying the many event shapes costs ~10× more). */
   #emit(input: RunEventInput): RunEvent {
-    const event = { ...input, timestamp: isoNow(), runId: this.id, seq: this.#events.length } as RunEvent;
+    const event = input as RunEvent;
+    event.timestamp = isoNow();
+    event.runId = this.id;
+    event.seq = this.#events.length;
     this.#events.push(event);
     this.#onEvent?.(event);
     this.#wake();
@@ -71,6 +75,7 @@ export class Run implements PromiseLike<RunResult>, AsyncIterable<RunEvent> {
   }
 
   #wake(): void {
+    if (this.#wakers.size === 0) return;
     for (const wake of this.#wakers) wake();
     this.#wakers.clear();
   }

@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -6,6 +7,7 @@ import {
   CAPABILITY_PREFIX,
   STD_MODULE,
   type CallMessage,
+  type CallOutcome,
   type McpServers,
   type PoliciesConfig,
   type ToolDefinition,
@@ -141,13 +143,11 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     ['sandbox-globals.d.ts', SANDBOX_GLOBALS_DTS],
     ['agent-spaces-std.d.ts', STD_DTS],
   ]);
-  await Promise.all(
-    ids.map(async (id) => {
-      const dir = dirOf(id);
-      modules.set(CAPABILITY_PREFIX + id, await readFile(join(dir, 'index.js'), 'utf8'));
-      declarations.set(`${id}.d.ts`, await readFile(join(dir, 'index.d.ts'), 'utf8'));
-    }),
-  );
+  // Small files, read synchronously: each asynchronous read is four trips to the thread pool.
+  for (const id of ids) {
+    modules.set(CAPABILITY_PREFIX + id, readFileSync(join(dirOf(id), 'index.js'), 'utf8'));
+    declarations.set(`${id}.d.ts`, readFileSync(join(dirOf(id), 'index.d.ts'), 'utf8'));
+  }
 
   const sandbox = new Sandbox({ modules, ...(options.limits ? { limits: options.limits } : {}) });
   const typecheck = new Typecheck(declarations);
@@ -260,21 +260,22 @@ async function runCode(
   const port: HostPort = {
     async call(message: CallMessage, signal: AbortSignal) {
       const callId = String(++calls);
+      const { capability, function: fn } = message;
       const t0 = performance.now();
-      record({ type: 'capabilityCall', callId, capability: message.capability, function: message.function, params: message.params });
-      const progress = (p: { progress: number; total?: number; message?: string }) =>
-        record({ type: 'progress', callId, capability: message.capability, function: message.function, ...p });
-      const tracked = context.mcp?.track(signal, progress);
-      const outcome = await context.bridge.call(message, tracked ? tracked.signal : signal, origin).finally(() => tracked?.done());
-      record({
-        type: 'capabilityResult',
-        callId,
-        capability: message.capability,
-        function: message.function,
-        ok: outcome.ok,
-        durationMs: performance.now() - t0,
-        ...(outcome.ok ? {} : { error: outcome.error }),
-      });
+      record({ type: 'capabilityCall', callId, capability, function: fn, params: message.params });
+      let outcome: CallOutcome;
+      if (context.mcp) {
+        const tracked = context.mcp.track(signal, (p) => record({ type: 'progress', callId, capability, function: fn, ...p }));
+        outcome = await context.bridge.call(message, tracked.signal, origin).finally(() => tracked.done());
+      } else {
+        outcome = await context.bridge.call(message, signal, origin);
+      }
+      const durationMs = performance.now() - t0;
+      record(
+        outcome.ok
+          ? { type: 'capabilityResult', callId, capability, function: fn, ok: true, durationMs }
+          : { type: 'capabilityResult', callId, capability, function: fn, ok: false, durationMs, error: outcome.error },
+      );
       return outcome;
     },
   };
