@@ -106,7 +106,7 @@ export class AuditLog implements AuditSink {
 let lastMs = 0;
 let lastIso = '';
 
-/** `new Date().toISOString()`, formatted once per millisecond: every call's entry carries the time. */
+/** `new Date().toISOString()`, formatted once per millisecond: audit lines and run events are stamped by the thousand. */
 export function isoNow(): string {
   const now = Date.now();
   if (now !== lastMs) {

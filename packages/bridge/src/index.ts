@@ -1,6 +1,6 @@
 export { createBridge, type Bridge } from './bridge.js';
 export { ApprovalDesk, DEFAULT_APPROVAL_TIMEOUT_MS, type ApprovalOutcome, type Approvals } from './approvals.js';
-export { AuditLog, auditLogFile, readAuditLog, type AuditEntry, type AuditRecord, type AuditSink } from './audit.js';
+export { AuditLog, auditLogFile, isoNow, readAuditLog, type AuditEntry, type AuditRecord, type AuditSink } from './audit.js';
 export { createPolicy } from './policy.js';
 export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './rate-limit.js';
 export { createRedactor, placeholderNames, secretsFromEnv, type Redactor } from './redact.js';

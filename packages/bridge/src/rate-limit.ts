@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { AgentSpacesError, type RateLimit } from '@agent-spaces/capabilities';
 import type { HostCapability, PendingCall } from './types.js';
 
@@ -87,7 +88,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter | un
             { retryAfterMs: waitMs, limit: { key: limiting.key, requests: limiting.requests, periodMs: limiting.periodMs } },
           );
         }
-        await sleep(waitMs, call.signal);
+        await delay(waitMs, undefined, { signal: call.signal }).catch((cause: unknown) => {
+          throw new AgentSpacesError('ABORTED', 'The run was aborted while the call waited for its rate limit', undefined, { cause });
+        });
       }
     },
   };
@@ -102,18 +105,3 @@ function pick(overrides: Readonly<Record<string, RateLimit>>, keys: string[]): R
   return undefined;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const aborted = () => new AgentSpacesError('ABORTED', 'The run was aborted while the call waited for its rate limit');
-    if (signal.aborted) return reject(aborted());
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(aborted());
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}

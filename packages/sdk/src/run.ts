@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isoNow } from '@agent-spaces/bridge';
 import type { LogLevel, RunEvent, RunEventInput, WireError } from '@agent-spaces/capabilities';
 
 /** One console line of a run. */
@@ -79,17 +80,4 @@ export class Run implements PromiseLike<RunResult>, AsyncIterable<RunEvent> {
     for (const wake of this.#wakers) wake();
     this.#wakers.clear();
   }
-}
-
-let lastMs = 0;
-let lastIso = '';
-
-/** `new Date().toISOString()`, formatted once per millisecond: a run making thousands of calls emits two events each. */
-function isoNow(): string {
-  const now = Date.now();
-  if (now !== lastMs) {
-    lastMs = now;
-    lastIso = new Date(now).toISOString();
-  }
-  return lastIso;
 }

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { AgentSpacesError, type OpenApiExecutorSpec } from '@agent-spaces/capabilities';
 import type { Executor } from './executor.js';
 import { prepareRequest, redact, type PreparedRequest, type SecretEnv } from './openapi-request.js';
@@ -84,7 +85,7 @@ async function send(request: PreparedRequest, path: string, settings: Settings, 
     } catch (error) {
       if (signal.aborted) throw stopped(error);
       if (IDEMPOTENT.has(method) && attempt < settings.maxTries && backoff < deadline - Date.now()) {
-        await sleep(backoff, signal).catch((cause: unknown) => {
+        await delay(backoff, undefined, { signal }).catch((cause: unknown) => {
           throw stopped(cause);
         });
         continue;
@@ -103,7 +104,7 @@ async function send(request: PreparedRequest, path: string, settings: Settings, 
 
     const wait = RETRY_STATUSES.has(response.status) ? retryDelay(response.headers.get('retry-after'), backoff) : undefined;
     if (wait !== undefined && attempt < settings.maxTries && wait <= settings.maxRetryAfterMs && wait < deadline - Date.now()) {
-      await sleep(wait, signal).catch((cause: unknown) => {
+      await delay(wait, undefined, { signal }).catch((cause: unknown) => {
         throw stopped(cause);
       });
       continue;
@@ -146,20 +147,6 @@ function retryDelay(header: string | null, backoff: number): number {
   return Number.isNaN(date) ? backoff : Math.max(0, date - Date.now());
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 function errorText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
