@@ -121,13 +121,14 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const capabilitiesDir = join(outDir, 'capabilities');
   const named = options.capabilities?.filter((c): c is string => typeof c === 'string');
   const builtIds = named ? named.map(capabilityId) : await listBuilt(capabilitiesDir);
+  const mcp = await createSpaceMcp(capabilitiesDir, builtIds, { rootDir, ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}) });
+  const built = await loadCapabilities(capabilitiesDir, builtIds, options.handlers, mcp ? { mcp: mcp.binding } : {});
+  // Compiled last, so that a missing built capability cannot leave the temporary folder behind.
   const inline = await buildInline(options.capabilities?.filter((c) => typeof c !== 'string') ?? []);
   const ids = [...builtIds, ...inline.ids];
   const dirOf = (id: string) => join(inline.ids.includes(id) ? inline.capabilitiesDir : capabilitiesDir, id);
-
-  const mcp = await createSpaceMcp(capabilitiesDir, builtIds, { rootDir, ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}) });
   const capabilities = [
-    ...(await loadCapabilities(capabilitiesDir, builtIds, options.handlers, mcp ? { mcp: mcp.binding } : {})),
+    ...built,
     ...(inline.ids.length > 0 ? await loadCapabilities(inline.capabilitiesDir, inline.ids, { ...inline.handlers, ...options.handlers }) : []),
   ];
   const std = createStdCapability({
