@@ -109,6 +109,7 @@ describe('agent-spaces', () => {
     const run = await cli('run', 'wrong.ts');
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('TYPE_ERROR');
+    expect(run.stderr).toMatch(/wrong\.ts:3:/);
     const unchecked = await cli('run', 'wrong.ts', '--no-check', '--json');
     expect(unchecked.code).toBe(1);
     expect(JSON.parse(unchecked.stdout)).toMatchObject({ ok: false, error: { code: 'SCRIPT_ERROR', capability: 'calc', data: { code: 'INVALID_PARAMS' } } });

@@ -77,6 +77,8 @@ export interface RunOptions {
   limits?: Partial<RunLimits>;
   /** Overrides the space's `typecheck` for this run. */
   typecheck?: boolean;
+  /** The script's name in type error messages (default `agent.ts`). */
+  fileName?: string;
 }
 
 /** A space: capabilities, a warm sandbox and the host bridge, ready to run agent code. */
@@ -242,7 +244,7 @@ async function runCode(
     if (diagnostics.length > 0) {
       const error = {
         code: 'TYPE_ERROR' as const,
-        message: await context.typecheck.format(code, diagnostics),
+        message: await context.typecheck.format(code, diagnostics, options.fileName),
         data: { diagnostics },
       };
       record({ type: 'error', error });

@@ -37,9 +37,9 @@ export class Typecheck {
   }
 
   /** Human-readable diagnostics with source excerpts. */
-  async format(code: string, diagnostics: TypecheckDiagnostic[]): Promise<string> {
+  async format(code: string, diagnostics: TypecheckDiagnostic[], fileName = 'agent.ts'): Promise<string> {
     const { formatDiagnostics } = await import('@agent-spaces/compiler');
-    return formatDiagnostics(code, diagnostics, 'agent.ts');
+    return formatDiagnostics(code, diagnostics, fileName);
   }
 
   /** Frees the language service, if one was created. */

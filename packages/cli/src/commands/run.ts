@@ -14,10 +14,10 @@ import type { Output } from '../output.js';
  */
 export async function run(context: CommandContext): Promise<number> {
   const onApproval = cliApprover(context.output, parseAutoAnswer(context.values.approve));
-  const { space, code } = await prepare(context, context.values['no-check'] !== true, onApproval);
+  const { space, code, file } = await prepare(context, context.values['no-check'] !== true, onApproval);
   try {
     const json = context.values.json === true;
-    const result = await space.run(code, json ? {} : { onEvent: (event) => printEvent(event, context.output) });
+    const result = await space.run(code, json ? { fileName: file } : { fileName: file, onEvent: (event) => printEvent(event, context.output) });
     if (json) {
       context.output.out(toJson(result));
     } else if (result.ok) {
