@@ -124,6 +124,18 @@ describe('agent-spaces', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, result: { total: 5 } });
   });
 
+  it('runs scripts in a project of no capabilities once it was built', async () => {
+    await mkdir(join(dir, 'empty'));
+    await writeFile(join(dir, 'empty/agent-spaces.config.json'), JSON.stringify({ capabilities: [] }));
+    await writeFile(join(dir, 'empty/sum.ts'), "import { csv } from '@agent-spaces/std';\nreturn csv.parse('a,b').length;\n");
+    const before = await cli('run', 'empty/sum.ts', '--config', 'empty/agent-spaces.config.json');
+    expect(before.code).toBe(1);
+    expect(before.stderr).toContain('run `agent-spaces capabilities build` first');
+    expect((await cli('capabilities', 'build', '--config', 'empty/agent-spaces.config.json')).code).toBe(0);
+    const after = await cli('run', 'empty/sum.ts', '--config', 'empty/agent-spaces.config.json', '--json');
+    expect(JSON.parse(after.stdout)).toMatchObject({ ok: true, result: 1 });
+  });
+
   it('names the config problem when the config is invalid', async () => {
     await writeFile(join(dir, 'bad.config.json'), JSON.stringify({ capabilities: 'capabilities/*.json' }));
     const build = await cli('capabilities', 'build', '--config', 'bad.config.json');

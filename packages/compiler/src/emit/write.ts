@@ -87,7 +87,8 @@ async function writeIfChanged(file: string, text: string): Promise<void> {
 /** Writes `capabilities.d.ts`, `tsconfig.json` and `.gitignore` into `outDir` for the built capability `ids`. */
 export async function writeIndexFiles(outDir: string, ids: readonly string[]): Promise<void> {
   try {
-    await mkdir(outDir, { recursive: true });
+    // The capabilities folder exists after every build, even one of no capabilities: a space of none can still run.
+    await mkdir(join(outDir, CAPABILITIES_DIR), { recursive: true });
     await Promise.all([
       writeIfChanged(join(outDir, 'capabilities.d.ts'), emitCapabilitiesIndex(ids)),
       writeIfChanged(join(outDir, 'tsconfig.json'), emitTsconfigFragment()),
