@@ -1,30 +1,15 @@
 // `agent-spaces run` approvals (a terminal prompt driven through a pseudo-terminal, and the non-terminal --approve
 // answers) and `agent-spaces audit`, through the committed bin over the built packages, in a temp project.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_BIN, runCli } from './fixtures/cli.js';
 
-const bin = fileURLToPath(new URL('../packages/cli/bin/agent-spaces.js', import.meta.url));
 let dir: string;
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI with pipes: stdin is not a terminal. */
-function cli(...args: string[]): Promise<Result> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [bin, ...args], { cwd: dir, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
-    });
-    child.stdin?.end();
-  });
-}
+const cli = (...args: string[]) => runCli(dir, args);
 
 /**
  * Runs the CLI inside a pseudo-terminal (util-linux `script`), typing `answer` + Enter once the prompt shows.
@@ -32,7 +17,7 @@ function cli(...args: string[]): Promise<Result> {
  */
 function cliInTerminal(answer: string, ...args: string[]): Promise<{ code: number; screen: string }> {
   return new Promise((resolve, reject) => {
-    const command = [process.execPath, bin, ...args].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
+    const command = [process.execPath, CLI_BIN, ...args].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
     let screen = '';
     let answered = false;

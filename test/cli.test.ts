@@ -1,28 +1,12 @@
 // The `agent-spaces` command as users run it: the committed bin shim over the built packages, in a temp project.
-import { execFile } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './fixtures/cli.js';
 
-const bin = fileURLToPath(new URL('../packages/cli/bin/agent-spaces.js', import.meta.url));
 let dir: string;
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(...args: string[]): Promise<Result> {
-  return new Promise((resolve) => {
-    // Without --no-node-snapshot, so the shim's own re-exec is exercised too.
-    execFile(process.execPath, [bin, ...args], { cwd: dir, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+const cli = (...args: string[]) => runCli(dir, args);
 
 const CALC = {
   name: 'calc',
