@@ -80,6 +80,9 @@ export interface ToolDefinition<F = Record<string, FunctionDefinition>> {
   config?: CapabilityConfig;
 }
 
+/** Any `defineTool()` value, whatever the parameter and result types of its functions. */
+export type AnyToolDefinition = ToolDefinition<Record<string, FunctionDefinition<any, any>>>;
+
 /**
  * Declares a capability in TypeScript. Identity at run time; its types give each handler typed parameters
  * (inferred from the shorthand `parameters`) and tie the handler's result to `returns`.

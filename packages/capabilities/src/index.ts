@@ -12,6 +12,7 @@ export type {
 } from './json-schema.js';
 export {
   defineTool,
+  type AnyToolDefinition,
   type CapabilityConfig,
   type FunctionDefinition,
   type HandlerContext,

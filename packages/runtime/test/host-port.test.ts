@@ -21,7 +21,7 @@ afterAll(() => {
 function channel(limits = DEFAULT_LIMITS): { channel: HostChannel; port: ReturnType<typeof createPort>; failures: WireError[] } {
   const port = createPort();
   const failures: WireError[] = [];
-  const ch = new HostChannel(context.settle, { limits, port, signal: new AbortController().signal, fail: (e) => failures.push(e) });
+  const ch = new HostChannel(context.settle, { limits, port, fail: (e) => failures.push(e) });
   return { channel: ch, port, failures };
 }
 

@@ -6,11 +6,11 @@ import {
   AgentSpacesError,
   CAPABILITY_PREFIX,
   STD_MODULE,
+  type AnyToolDefinition,
   type CallMessage,
   type CallOutcome,
   type McpServers,
   type PoliciesConfig,
-  type ToolDefinition,
   type HostPort,
   type RunEvent,
   type RunEventInput,
@@ -32,7 +32,7 @@ export interface SpaceOptions {
    * definitions given inline — a `defineTool()` value (its handlers run on the host) or a JSON definition object (its
    * calls go to `handlers`). Default: every built capability.
    */
-  capabilities?: readonly (string | ToolDefinition | Record<string, unknown>)[];
+  capabilities?: readonly (string | AnyToolDefinition | Record<string, unknown>)[];
   /** Host handlers for capabilities whose executor is `runtime`: `{ [capability]: { [function]: handler } }`. */
   handlers?: RuntimeHandlers;
   /** Limits of every run (per-run overrides via `run(code, { limits })`). */
