@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallOutcome, WireError } from '@agent-spaces/capabilities';
 import { createBridge, type Bridge } from '@agent-spaces/bridge';
+import { expect } from 'vitest';
 import { createStdCapability, type StdOptions } from '../src/index.js';
+import { StdError } from '../src/sandbox/errors.js';
 
 /** A real bridge over the std capability, called the way the sandbox calls it: `call('std', fn, params)`. */
 export function stdBridge(options: StdOptions): { bridge: Bridge; call: (fn: string, params?: unknown) => Promise<CallOutcome> } {
@@ -28,4 +30,15 @@ export function errorOf(outcome: CallOutcome): WireError {
 export async function tempDir(prefix: string): Promise<{ dir: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** The `StdError` that `fn` throws (fails the test when it throws nothing or something else). */
+export function thrown(fn: () => unknown): StdError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(StdError);
+    return error as StdError;
+  }
+  throw new Error('expected a StdError');
 }

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { time } from '../../src/sandbox/time.js';
-import { StdError } from '../../src/sandbox/errors.js';
-
-function thrown(fn: () => unknown): StdError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(StdError);
-    return error as StdError;
-  }
-  throw new Error('expected a StdError');
-}
+import { thrown } from '../helpers.js';
 
 describe('time.parse and toISO', () => {
   it.each([
