@@ -120,6 +120,18 @@ describe('agent-spaces', () => {
     expect(JSON.parse(after.stdout)).toMatchObject({ ok: true, result: 1 });
   });
 
+  it('refuses bad option values, naming the option', async () => {
+    const approve = await cli('run', 'sum.ts', '--approve', 'some');
+    expect(approve.code).toBe(1);
+    expect(approve.stderr).toContain('--approve must be "all" or "none", got "some"');
+    const port = await cli('mcp', 'serve', '--port', 'eighty');
+    expect(port.code).toBe(2);
+    expect(port.stderr).toContain('--port must be an integer from 0 to 65535, got "eighty"');
+    const both = await cli('mcp', 'serve', '--stdio', '--port', '8080');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('use either --stdio or --port, not both');
+  });
+
   it('names the config problem when the config is invalid', async () => {
     await writeFile(join(dir, 'bad.config.json'), JSON.stringify({ capabilities: 'capabilities/*.json' }));
     const build = await cli('capabilities', 'build', '--config', 'bad.config.json');
