@@ -51,13 +51,10 @@ export {
   LOG_LEVELS,
   STD_CAPABILITY,
   STD_MODULE,
-  parseSandboxMessage,
   type CallMessage,
   type CallOutcome,
   type HostPort,
   type LogLevel,
-  type LogMessage,
-  type SandboxMessage,
 } from './protocol.js';
 export type {
   ApprovalRequiredEvent,

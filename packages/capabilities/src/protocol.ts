@@ -2,7 +2,7 @@ import type { WireError } from './errors.js';
 
 /**
  * The sandbox<->host protocol, typed once for both ends. The sandbox reaches the host only through
- * {@link HostPort}; every message has a `kind` and is validated by the host with {@link parseSandboxMessage}.
+ * {@link HostPort}; the runtime checks every argument the sandbox sends before it builds a {@link CallMessage}.
  */
 
 /** Specifier of the in-sandbox module every generated proxy imports `call` from. Agent code cannot import it. */
@@ -27,16 +27,6 @@ export interface CallMessage {
   params: unknown;
 }
 
-/** Sandbox -> host: one console line, already formatted in the sandbox. */
-export interface LogMessage {
-  kind: 'log';
-  level: LogLevel;
-  message: string;
-}
-
-/** Every message the sandbox sends. */
-export type SandboxMessage = CallMessage | LogMessage;
-
 /** Host -> sandbox: the outcome of a call. Errors are data; the prelude rebuilds them as `CapabilityError`. */
 export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: WireError };
 
@@ -44,24 +34,4 @@ export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: Wir
 export interface HostPort {
   /** Executes a call; never rejects: failures come back as `{ ok: false }`. */
   call(message: CallMessage, signal: AbortSignal): Promise<CallOutcome>;
-}
-
-/** Validates an untrusted message from the sandbox; returns it typed, or a reason it is malformed. */
-export function parseSandboxMessage(value: unknown): { ok: true; message: SandboxMessage } | { ok: false; reason: string } {
-  if (typeof value !== 'object' || value === null) return { ok: false, reason: 'message is not an object' };
-  const m = value as Record<string, unknown>;
-  switch (m.kind) {
-    case 'call':
-      if (typeof m.capability !== 'string' || typeof m.function !== 'string') {
-        return { ok: false, reason: 'call needs string capability and function' };
-      }
-      return { ok: true, message: { kind: 'call', capability: m.capability, function: m.function, params: m.params } };
-    case 'log':
-      if (!LOG_LEVELS.includes(m.level as LogLevel) || typeof m.message !== 'string') {
-        return { ok: false, reason: 'log needs a level and a string message' };
-      }
-      return { ok: true, message: { kind: 'log', level: m.level as LogLevel, message: m.message } };
-    default:
-      return { ok: false, reason: `unknown message kind ${JSON.stringify(m.kind)}` };
-  }
 }

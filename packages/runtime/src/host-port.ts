@@ -1,8 +1,8 @@
 import type ivm from 'isolated-vm';
-import { parseSandboxMessage, type CallOutcome, type HostPort, type LogLevel, type WireError } from '@agent-spaces/capabilities';
+import { LOG_LEVELS, type CallMessage, type CallOutcome, type HostPort, type LogLevel, type WireError } from '@agent-spaces/capabilities';
 import type { RunLimits } from './limits.js';
 import { payloadBytes } from './payload.js';
-import type { PreludeApi } from './prelude/contract.js';
+import type { MainResult, PreludeApi } from './prelude/contract.js';
 
 /** One captured console line. */
 export interface LogEntry {
@@ -18,17 +18,40 @@ export interface ChannelOwner {
   readonly port: HostPort;
   /** Ends the run with `error` (a limit was hit). */
   fail(error: WireError): void;
+  /** Ends the run with how the agent's code ended. */
+  done(result: MainResult): void;
+  /** Milliseconds agent code may still compute before the wall clock or the CPU limit ends the run. */
+  budgetMs(): number;
+  /**
+   * Told what isolated-vm raised while running agent code: `undefined` when the budget had already run out, else its
+   * timeout, the memory limit, the isolate's disposal, or a promise the agent rejected with no handler yet (which
+   * isolated-vm reports and the run survives).
+   */
+  raised(error: unknown): void;
   onLog?: ((entry: LogEntry) => void) | undefined;
 }
 
 const COPY_ARGUMENTS = { arguments: { copy: true } } as const;
+type SettleArguments = Parameters<PreludeApi['settle']>;
 const RUN_ENDED: WireError = { code: 'ABORTED', message: 'The run has ended' };
+/**
+ * How long (ms) inline agent code may hold the host's event loop: one stretch longer than this sends the run's later
+ * outcomes through the isolate's own thread (a run that computes between calls blocks the host at most once), and
+ * back-to-back stretches let the event loop turn after this long.
+ */
+const INLINE_STRETCH_MS = 10;
 
 /**
  * The host side of the bridge for one run: receives the sandbox's call and log messages through the context's two
- * Callbacks, validates them (`parseSandboxMessage`, the `kind` each channel expects), enforces the call, payload and
+ * Callbacks, checks their arguments (they come from untrusted code), enforces the call, payload and
  * log limits, runs calls through the {@link HostPort} and settles them in the sandbox. {@link end} aborts the signal
  * of calls still in flight, and their late outcomes are dropped: they never reach a later run.
+ *
+ * Outcomes are settled inline: `applySync` runs the agent's continuation on the host thread (under the run's
+ * remaining budget as isolated-vm's timeout) until it awaits again, and the calls it makes arrive as plain function
+ * calls, with no hand-off between threads (about 50 µs each way on a small VM). A call that came from the isolate's
+ * own thread (the run's first stretch runs there, where a busy script stays abortable) is settled once that
+ * stretch is over. See {@link INLINE_STRETCH_MS} for how long inline code may hold the host's event loop.
  */
 export class HostChannel {
   /** Calls accepted so far. */
@@ -40,23 +63,29 @@ export class HostChannel {
   #inFlight = 0;
   /** Created with the first call: most runs make none, and an abort costs tens of microseconds. */
   #calls: AbortController | undefined;
-  readonly #settle: ivm.Reference<PreludeApi['settle']>;
+  /** True while agent code runs inline, inside {@link #runInline}. */
+  #inStretch = false;
+  /** False once an inline stretch ran long: outcomes then go through the isolate's thread. */
+  #inline = true;
+  /** `performance.now()` when inline settling began holding the event loop; `undefined` once the loop has turned. */
+  #holdingSince: number | undefined;
+  /** The run's first stretch on the isolate's thread, until it is over: inline settling waits for it. */
+  #firstStretch: Promise<void> | undefined;
+  readonly #settleRef: ivm.Reference<PreludeApi['settle']>;
   readonly #owner: ChannelOwner;
 
   constructor(settle: ivm.Reference<PreludeApi['settle']>, owner: ChannelOwner) {
-    this.#settle = settle;
+    this.#settleRef = settle;
     this.#owner = owner;
   }
 
   /** The call Callback's host side: `undefined` when accepted, else the error that rejects the call at once. */
-  onCall(id: unknown, raw: unknown): WireError | undefined {
+  onCall(id: unknown, capability: unknown, fn: unknown, params: unknown): WireError | undefined {
     if (this.#ended) return RUN_ENDED;
-    const parsed = parseSandboxMessage(raw);
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || !parsed.ok || parsed.message.kind !== 'call') {
-      const reason = parsed.ok ? `expected a call message, got kind "${parsed.message.kind}"` : parsed.reason;
-      return { code: 'INTERNAL', message: `Malformed call from the sandbox: ${reason}` };
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || typeof capability !== 'string' || typeof fn !== 'string') {
+      return { code: 'INTERNAL', message: 'Malformed call from the sandbox: it needs a safe integer id and string capability and function names' };
     }
-    const message = parsed.message;
+    const message: CallMessage = { kind: 'call', capability, function: fn, params };
     const limits = this.#owner.limits;
     if (++this.calls > limits.maxCapabilityCalls) {
       this.calls--;
@@ -84,26 +113,22 @@ export class HostChannel {
     } catch (error) {
       pending = Promise.reject(error);
     }
-    pending.then(
-      (outcome) => this.#deliver(id, outcome, message.capability, message.function),
-      (error: unknown) => this.#deliver(id, internal(error), message.capability, message.function),
-    );
+    const deliver = (outcome: CallOutcome): void => this.#deliver(id, outcome, message.capability, message.function);
+    pending.then(deliver, (error: unknown) => deliver(internal(error)));
     return undefined;
   }
 
   /** The log Callback's host side: `undefined`, or the code of the limit that ended the run. */
-  onLog(raw: unknown): string | undefined {
+  onLog(level: unknown, message: unknown): string | undefined {
     if (this.#ended) return RUN_ENDED.code;
-    const parsed = parseSandboxMessage(raw);
-    if (!parsed.ok || parsed.message.kind !== 'log') return 'INTERNAL';
-    const { level, message } = parsed.message;
+    if (!LOG_LEVELS.includes(level as LogLevel) || typeof message !== 'string') return 'INTERNAL';
     const limit = this.#owner.limits.maxLogBytes;
     this.#logBytes += Buffer.byteLength(message, 'utf8');
     if (this.#logBytes > limit) {
       this.#owner.fail({ code: 'LOG_LIMIT', message: `The run wrote more than ${limit} bytes to the console`, data: { limit } });
       return 'LOG_LIMIT';
     }
-    const entry: LogEntry = { level, message, timestamp: new Date().toISOString() };
+    const entry: LogEntry = { level: level as LogLevel, message, timestamp: new Date().toISOString() };
     this.logs.push(entry);
     try {
       this.#owner.onLog?.(entry);
@@ -111,6 +136,28 @@ export class HostChannel {
       // the listener's failure is the host's business, never the sandbox's
     }
     return undefined;
+  }
+
+  /** The done Callback's host side: the run's code has ended with `result` (built by the prelude). */
+  onDone(result: unknown): void {
+    if (!this.#ended) this.#owner.done(result as MainResult);
+  }
+
+  /**
+   * Tells the channel that the run's first stretch is running on the isolate's thread until `stretch` settles. That
+   * thread lets the isolate go while it waits in a Callback, so settling inline before then could run microtasks
+   * under the agent's own stack.
+   */
+  startedOn(stretch: Promise<void>): void {
+    this.#firstStretch = stretch.then(
+      () => {
+        this.#firstStretch = undefined;
+      },
+      (error: unknown) => {
+        this.#firstStretch = undefined;
+        if (!this.#ended) this.#owner.raised(error);
+      },
+    );
   }
 
   /** Stops delivering: calls still in flight get their signal aborted, and their outcomes are dropped. */
@@ -139,18 +186,71 @@ export class HostChannel {
       });
       return;
     }
-    try {
-      this.#settle.applyIgnored(undefined, [id, checked], COPY_ARGUMENTS);
-    } catch (error) {
-      // Not cloneable (a function in the value, say), or the isolate is gone: then this throws too.
-      const message = `The outcome of ${capability}.${fn} cannot be copied into the sandbox: ${error instanceof Error ? error.message : String(error)}`;
-      const refused: CallOutcome = { ok: false, error: { code: 'INVALID_RESULT', message, capability, function: fn } };
-      try {
-        this.#settle.applyIgnored(undefined, [id, refused], COPY_ARGUMENTS);
-      } catch {
-        // the isolate is gone: nothing to settle
-      }
+    this.#settle(id, checked, capability, fn);
+  }
+
+  /**
+   * Settles call `id` in the sandbox: inline, or queued on the isolate's thread once the run has been sent back there.
+   * An inline settle waits for the run's first stretch to be over, and for the next turn of the event loop when
+   * inline stretches have held it for {@link INLINE_STRETCH_MS} (timers, I/O and aborts get their turn).
+   */
+  #settle(id: number, outcome: CallOutcome, capability: string, fn: string): void {
+    if (this.#ended) return;
+    const inline = this.#inline && !this.#inStretch;
+    if (inline && this.#firstStretch) {
+      void this.#firstStretch.then(() => this.#settle(id, outcome, capability, fn));
+      return;
     }
+    if (inline && this.#holdingLoop()) {
+      setImmediate(() => this.#settle(id, outcome, capability, fn));
+      return;
+    }
+    const args: SettleArguments = outcome.ok ? [id, true, outcome.value] : [id, false, outcome.error];
+    const failed = (error: unknown): void => {
+      if (this.#ended) return;
+      if (outcome.ok && /could not be cloned/i.test(String(error))) {
+        const message = `The outcome of ${capability}.${fn} cannot be copied into the sandbox: ${error instanceof Error ? error.message : String(error)}`;
+        this.#settle(id, { ok: false, error: { code: 'INVALID_RESULT', message, capability, function: fn } }, capability, fn);
+      } else {
+        this.#owner.raised(error);
+      }
+    };
+    if (!inline) {
+      this.#settleRef.apply(undefined, args, COPY_ARGUMENTS).catch(failed);
+      return;
+    }
+    try {
+      this.#runInline(args);
+    } catch (error) {
+      failed(error);
+    }
+  }
+
+  /** Runs `settle(...args)` on the host thread: the agent's continuation runs until it awaits again, under the budget. */
+  #runInline(args: SettleArguments): void {
+    const budget = this.#owner.budgetMs();
+    if (budget <= 0) {
+      this.#owner.raised(undefined);
+      return;
+    }
+    const started = performance.now();
+    this.#inStretch = true;
+    try {
+      this.#settleRef.applySync(undefined, args, { ...COPY_ARGUMENTS, timeout: Math.ceil(budget) });
+    } finally {
+      this.#inStretch = false;
+      if (performance.now() - started > INLINE_STRETCH_MS) this.#inline = false;
+    }
+  }
+
+  /** True when inline stretches have held the event loop past {@link INLINE_STRETCH_MS} since it last turned. */
+  #holdingLoop(): boolean {
+    if (this.#holdingSince === undefined) {
+      this.#holdingSince = performance.now();
+      setImmediate(() => (this.#holdingSince = undefined));
+      return false;
+    }
+    return performance.now() - this.#holdingSince > INLINE_STRETCH_MS;
   }
 }
 

@@ -18,6 +18,7 @@ let preludeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
 export class IsolateHost {
   readonly memoryMb: number;
   readonly #template: ContextTemplate;
+  readonly #onDispose = new Set<() => void>();
 
   private constructor(memoryMb: number, template: ContextTemplate) {
     this.memoryMb = memoryMb;
@@ -91,9 +92,18 @@ export class IsolateHost {
     return (await this.#template.isolate.getHeapStatistics()).total_heap_size;
   }
 
+  /** Calls `listener` when {@link dispose} disposes the isolate; returns a function that unsubscribes it. */
+  onDispose(listener: () => void): () => void {
+    this.#onDispose.add(listener);
+    return () => this.#onDispose.delete(listener);
+  }
+
   /** Disposes the isolate; everything running in it stops at once. */
   dispose(): void {
-    if (!this.disposed) this.#template.isolate.dispose();
+    if (this.disposed) return;
+    this.#template.isolate.dispose();
+    for (const listener of this.#onDispose) listener();
+    this.#onDispose.clear();
   }
 }
 

@@ -21,55 +21,51 @@ afterAll(() => {
 function channel(limits = DEFAULT_LIMITS): { channel: HostChannel; port: ReturnType<typeof createPort>; failures: WireError[] } {
   const port = createPort();
   const failures: WireError[] = [];
-  const ch = new HostChannel(context.settle, { limits, port, fail: (e) => failures.push(e) });
+  const ch = new HostChannel(context.settle, { limits, port, fail: (e) => failures.push(e), done: () => {}, budgetMs: () => 1000, raised: (e) => failures.push({ code: 'INTERNAL', message: String(e) }) });
   return { channel: ch, port, failures };
 }
 
 describe('HostChannel', () => {
   it('accepts a well-formed call and hands it to the port', async () => {
     const { channel: ch, port } = channel();
-    expect(ch.onCall(1, { kind: 'call', capability: 'math', function: 'add', params: { a: 1, b: 2 } })).toBeUndefined();
+    expect(ch.onCall(1, 'math', 'add', { a: 1, b: 2 })).toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(port.calls).toEqual([{ kind: 'call', capability: 'math', function: 'add', params: { a: 1, b: 2 } }]);
     expect(ch.calls).toBe(1);
   });
 
-  it('refuses a log message sent on the call channel', () => {
+  it('refuses malformed calls and ids', () => {
     const { channel: ch, port } = channel();
-    expect(ch.onCall(1, { kind: 'log', level: 'log', message: 'x' })).toMatchObject({ code: 'INTERNAL' });
+    expect(ch.onCall(1, 42, 'add', {})).toMatchObject({ code: 'INTERNAL' });
+    expect(ch.onCall(1, 'math', undefined, {})).toMatchObject({ code: 'INTERNAL' });
+    expect(ch.onCall(1, { kind: 'call', capability: 'math', function: 'add' }, undefined, undefined)).toMatchObject({ code: 'INTERNAL' });
+    expect(ch.onCall('1', 'math', 'add', {})).toMatchObject({ code: 'INTERNAL' });
+    expect(ch.onCall(1.5, 'math', 'add', {})).toMatchObject({ code: 'INTERNAL' });
     expect(port.calls).toEqual([]);
     expect(ch.calls).toBe(0);
   });
 
-  it('refuses malformed calls and ids', () => {
-    const { channel: ch, port } = channel();
-    expect(ch.onCall(1, { kind: 'call', capability: 42, function: 'add' })).toMatchObject({ code: 'INTERNAL' });
-    expect(ch.onCall(1, 'call math.add')).toMatchObject({ code: 'INTERNAL' });
-    expect(ch.onCall('1', { kind: 'call', capability: 'math', function: 'add' })).toMatchObject({ code: 'INTERNAL' });
-    expect(ch.onCall(1.5, { kind: 'call', capability: 'math', function: 'add' })).toMatchObject({ code: 'INTERNAL' });
-    expect(port.calls).toEqual([]);
-  });
-
-  it('refuses a call message sent on the log channel, and unknown levels', () => {
+  it('refuses unknown log levels and messages that are not strings', () => {
     const { channel: ch } = channel();
-    expect(ch.onLog({ kind: 'call', capability: 'math', function: 'add' })).toBe('INTERNAL');
-    expect(ch.onLog({ kind: 'log', level: 'trace', message: 'x' })).toBe('INTERNAL');
+    expect(ch.onLog('trace', 'x')).toBe('INTERNAL');
+    expect(ch.onLog('log', { toString: 'x' })).toBe('INTERNAL');
+    expect(ch.onLog({ kind: 'log', level: 'log', message: 'x' }, undefined)).toBe('INTERNAL');
     expect(ch.logs).toEqual([]);
   });
 
   it('refuses everything once ended', () => {
     const { channel: ch, port } = channel();
     ch.end();
-    expect(ch.onCall(1, { kind: 'call', capability: 'math', function: 'add', params: {} })).toMatchObject({ code: 'ABORTED' });
-    expect(ch.onLog({ kind: 'log', level: 'log', message: 'late' })).toBe('ABORTED');
+    expect(ch.onCall(1, 'math', 'add', {})).toMatchObject({ code: 'ABORTED' });
+    expect(ch.onLog('log', 'late')).toBe('ABORTED');
     expect(port.calls).toEqual([]);
     expect(ch.logs).toEqual([]);
   });
 
   it('fails the run past the call limit without calling the port', () => {
     const { channel: ch, port, failures } = channel({ ...DEFAULT_LIMITS, maxCapabilityCalls: 1 });
-    ch.onCall(1, { kind: 'call', capability: 'math', function: 'add', params: { a: 1, b: 1 } });
-    expect(ch.onCall(2, { kind: 'call', capability: 'math', function: 'add', params: { a: 1, b: 1 } })).toMatchObject({ code: 'MAX_CALLS' });
+    ch.onCall(1, 'math', 'add', { a: 1, b: 1 });
+    expect(ch.onCall(2, 'math', 'add', { a: 1, b: 1 })).toMatchObject({ code: 'MAX_CALLS' });
     expect(failures.map((f) => f.code)).toEqual(['MAX_CALLS']);
     expect(port.calls).toHaveLength(1);
   });

@@ -3,12 +3,14 @@
  * the host directly, the prelude through its esbuild bundle. Agent code never sees any of it: every global named here
  * is deleted before agent code runs.
  */
-import type { CallOutcome, WireError } from '@agent-spaces/capabilities';
+import type { LogLevel, WireError } from '@agent-spaces/capabilities';
 
 /** Global under which the host hands the prelude its call Callback; the prelude takes and deletes it. */
 export const HOST_CALL_GLOBAL = '__agentSpacesHostCall';
 /** Global under which the host hands the prelude its log Callback; the prelude takes and deletes it. */
 export const HOST_LOG_GLOBAL = '__agentSpacesHostLog';
+/** Global under which the host hands the prelude its done Callback; the prelude takes and deletes it. */
+export const HOST_DONE_GLOBAL = '__agentSpacesHostDone';
 /** Global where the prelude leaves its {@link PreludeApi} for the host, which reads and deletes it. */
 export const PRELUDE_API_GLOBAL = '__agentSpacesPrelude';
 /** Global where the prelude leaves `call` for the bridge module, which takes and deletes it when evaluated. */
@@ -16,14 +18,17 @@ export const BRIDGE_STASH_GLOBAL = '__agentSpacesBridge';
 
 /**
  * Sandbox -> host, through the call Callback (sync mode: the isolate waits until the host has accepted the call,
- * which bounds what a run can queue on the host). `message` is validated by the host with `parseSandboxMessage`.
- * Returns `undefined` when the call was accepted (its outcome arrives later through {@link PreludeApi.settle}),
- * or an error that rejects the call at once.
+ * which bounds what a run can queue on the host). Plain arguments, checked by the host: only `params` is an object
+ * to copy. Returns `undefined` when the call was accepted (its outcome arrives later through
+ * {@link PreludeApi.settle}), or an error that rejects the call at once.
  */
-export type HostCall = (id: number, message: unknown) => WireError | undefined;
+export type HostCall = (id: number, capability: string, fn: string, params: unknown) => WireError | undefined;
 
 /** Sandbox -> host, through the log Callback (sync mode). Returns `undefined`, or the code that ends the run. */
-export type HostLog = (message: unknown) => string | undefined;
+export type HostLog = (level: LogLevel, message: string) => string | undefined;
+
+/** Sandbox -> host, through the done Callback (sync mode): how the run ended. Throws when `result` cannot be copied. */
+export type HostDone = (result: MainResult) => void;
 
 /** The top-level declarations of one run, as getters, so a session can keep them as globals. */
 export type DeclarationGetters = Record<string, () => unknown>;
@@ -42,13 +47,20 @@ export interface ThrownError {
   outOfMemory: boolean;
 }
 
-/** What {@link PreludeApi.run} resolves with; it never rejects for agent errors. */
-export type MainResult = { ok: true; value: unknown } | { ok: false; thrown: ThrownError };
+/** How a run ended, as {@link PreludeApi.run} reports it through {@link HostDone}. */
+export type MainResult =
+  | { ok: true; value: unknown }
+  | { ok: false; thrown: ThrownError }
+  /** The script's value could not be copied out of the sandbox (why, in V8's words). */
+  | { ok: false; notCloneable: string };
 
 /** What the prelude gives the host for one context. */
 export interface PreludeApi {
-  /** Delivers the outcome of call `id` (dropped when unknown). */
-  settle(id: number, outcome: CallOutcome): void;
-  /** Runs the agent module's default export; with `persist`, keeps its top-level declarations as globals. */
-  run(main: AgentMain, persist: boolean): Promise<MainResult>;
+  /** Delivers the outcome of call `id`: its value when `ok`, else its error (dropped when `id` is unknown). */
+  settle(id: number, ok: boolean, valueOrError: unknown): void;
+  /**
+   * Starts the agent module's default export and returns; how it ends is reported through {@link HostDone}. With
+   * `persist`, keeps its top-level declarations as globals.
+   */
+  run(main: AgentMain, persist: boolean): void;
 }

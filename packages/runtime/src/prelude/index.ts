@@ -4,15 +4,17 @@
  * `SharedArrayBuffer`, `Atomics` and `WebAssembly`, leaves `call` for the `agent-spaces:bridge` module and its
  * {@link PreludeApi} for the host. Bundled by esbuild into one script; see `../prelude-source.ts`.
  */
-import type { LogLevel } from '@agent-spaces/capabilities';
+import type { LogLevel, WireError } from '@agent-spaces/capabilities';
 import {
   BRIDGE_STASH_GLOBAL,
   HOST_CALL_GLOBAL,
+  HOST_DONE_GLOBAL,
   HOST_LOG_GLOBAL,
   PRELUDE_API_GLOBAL,
   type AgentMain,
   type DeclarationGetters,
   type HostCall,
+  type HostDone,
   type HostLog,
   type MainResult,
   type PreludeApi,
@@ -24,6 +26,7 @@ import { ObjectCtor, PromiseCtor, defineProperty, deleteProperty, freeze, ownKey
 const global = globalThis as unknown as Record<string, unknown>;
 const hostCall = global[HOST_CALL_GLOBAL] as HostCall;
 const hostLog = global[HOST_LOG_GLOBAL] as HostLog;
+const hostDone = global[HOST_DONE_GLOBAL] as HostDone;
 
 /** One call waiting for its outcome. */
 interface Pending {
@@ -44,7 +47,7 @@ function call(capability: string, fn: string, params: unknown): Promise<unknown>
     pending[id] = { resolve, reject, capability, fn };
     let refused: ReturnType<HostCall>;
     try {
-      refused = hostCall(id, { kind: 'call', capability, function: fn, params });
+      refused = hostCall(id, capability, fn, params);
     } catch (error) {
       refused = { code: 'INVALID_PARAMS', message: `params of ${capability}.${fn} cannot be sent: ${describeThrown(error).message}` };
     }
@@ -55,25 +58,34 @@ function call(capability: string, fn: string, params: unknown): Promise<unknown>
   });
 }
 
-function settle(id: number, outcome: Parameters<PreludeApi['settle']>[1]): void {
+function settle(id: number, ok: boolean, valueOrError: unknown): void {
   const entry = pending[id];
   if (entry === undefined) return;
   delete pending[id];
-  if (outcome.ok === true) entry.resolve(outcome.value);
-  else entry.reject(capabilityError(outcome.error, entry.capability, entry.fn));
+  if (ok === true) entry.resolve(valueOrError);
+  else entry.reject(capabilityError(valueOrError as WireError, entry.capability, entry.fn));
 }
 
-async function run(main: AgentMain, persist: boolean): Promise<MainResult> {
+function run(main: AgentMain, persist: boolean): void {
+  void runToEnd(main, persist);
+}
+
+async function runToEnd(main: AgentMain, persist: boolean): Promise<void> {
   let declarations: DeclarationGetters | undefined;
+  let result: MainResult;
   try {
     const value = await main((getters) => {
       declarations = getters;
     });
-    return { __proto__: null, ok: true, value } as MainResult;
+    result = { __proto__: null, ok: true, value } as MainResult;
   } catch (error) {
-    return { __proto__: null, ok: false, thrown: describeThrown(error) } as MainResult;
-  } finally {
-    if (persist && declarations !== undefined) keep(declarations);
+    result = { __proto__: null, ok: false, thrown: describeThrown(error) } as MainResult;
+  }
+  if (persist && declarations !== undefined) keep(declarations);
+  try {
+    hostDone(result);
+  } catch (error) {
+    hostDone({ __proto__: null, ok: false, notCloneable: describeThrown(error).message } as MainResult);
   }
 }
 
@@ -93,7 +105,7 @@ function keep(getters: DeclarationGetters): void {
 
 function logger(level: LogLevel): (...args: unknown[]) => void {
   return function log(...args: unknown[]): void {
-    const stop = hostLog({ kind: 'log', level, message: formatLogArgs(args) });
+    const stop = hostLog(level, formatLogArgs(args));
     if (stop !== undefined) throw new CapabilityError({ code: stop, message: `console.${level}: the run has ended (${stop})` });
   };
 }
@@ -104,6 +116,7 @@ function defineGlobal(name: string, value: unknown): void {
 
 deleteProperty(global, HOST_CALL_GLOBAL);
 deleteProperty(global, HOST_LOG_GLOBAL);
+deleteProperty(global, HOST_DONE_GLOBAL);
 // Shared memory gives agent code a high-resolution timer; WebAssembly is not needed by agent code and widens
 // the attack surface (and reaches SharedArrayBuffer through shared memories).
 deleteProperty(global, 'SharedArrayBuffer');

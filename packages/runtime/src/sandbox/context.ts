@@ -5,10 +5,10 @@ import type { TranspiledScript } from '../assemble.js';
 import type { HostChannel } from '../host-port.js';
 import {
   HOST_CALL_GLOBAL,
+  HOST_DONE_GLOBAL,
   HOST_LOG_GLOBAL,
   PRELUDE_API_GLOBAL,
   type AgentMain,
-  type MainResult,
   type PreludeApi,
 } from '../prelude/contract.js';
 
@@ -18,7 +18,6 @@ const { Callback } = createRequire(import.meta.url)('isolated-vm') as typeof ivm
 const SETUP_TIMEOUT_MS = 2_000;
 const AGENT_FILENAME = 'file:///agent.js';
 const NO_CHANNEL: WireError = { code: 'ABORTED', message: 'No run is active in this context' };
-const RUN_OPTIONS = { result: { promise: true, copy: true } } as const;
 
 /** The compiled pieces every context of one isolate is set up from. */
 export interface ContextTemplate {
@@ -63,8 +62,12 @@ export class SandboxContext {
     const context = await template.isolate.createContext();
     let self: SandboxContext | undefined;
     const global = context.global;
-    global.setSync(HOST_CALL_GLOBAL, new Callback((id: unknown, message: unknown) => (self?.channel ? self.channel.onCall(id, message) : NO_CHANNEL), { sync: true }));
-    global.setSync(HOST_LOG_GLOBAL, new Callback((message: unknown) => (self?.channel ? self.channel.onLog(message) : NO_CHANNEL.code), { sync: true }));
+    const onCall = (id: unknown, capability: unknown, fn: unknown, params: unknown) =>
+      self?.channel ? self.channel.onCall(id, capability, fn, params) : NO_CHANNEL;
+    const onLog = (level: unknown, message: unknown) => (self?.channel ? self.channel.onLog(level, message) : NO_CHANNEL.code);
+    global.setSync(HOST_CALL_GLOBAL, new Callback(onCall, { sync: true }));
+    global.setSync(HOST_LOG_GLOBAL, new Callback(onLog, { sync: true }));
+    global.setSync(HOST_DONE_GLOBAL, new Callback((result: unknown) => self?.channel?.onDone(result), { sync: true }));
     template.prelude.runSync(context, { timeout: SETUP_TIMEOUT_MS });
     const api = global.getSync(PRELUDE_API_GLOBAL, { reference: true }) as ivm.Reference<PreludeApi>;
     const settle = api.getSync('settle', { reference: true }) as ivm.Reference<PreludeApi['settle']>;
@@ -120,9 +123,12 @@ export class SandboxContext {
     return main;
   }
 
-  /** Starts `__main__` through the prelude's runner; resolves with its result, copied out by structured clone. */
-  start(main: ivm.Reference<AgentMain>, persist: boolean): Promise<MainResult> {
-    return this.#run.apply(undefined, [main.derefInto({ release: true }), persist], RUN_OPTIONS) as unknown as Promise<MainResult>;
+  /**
+   * Starts `__main__` through the prelude's runner on the isolate's thread; its result reaches {@link channel}'s
+   * `onDone`. Resolves when that first stretch of agent code (its microtasks included) is over.
+   */
+  start(main: ivm.Reference<AgentMain>, persist: boolean): Promise<void> {
+    return this.#run.apply(undefined, [main.derefInto({ release: true }), persist]);
   }
 
   /** Evaluates a no-op in this context: settles only when the isolate is free to run it. */

@@ -5,7 +5,7 @@ import type { RunLimits } from '../limits.js';
 import { payloadBytes } from '../payload.js';
 import type { Lease } from '../pool.js';
 import type { MainResult } from '../prelude/contract.js';
-import { aborted, cpuLimit, isolateError, resultTooLarge, scriptError, timeout, type RunOutcome } from './outcome.js';
+import { aborted, cpuLimit, isolateError, resultNotCloneable, resultTooLarge, scriptError, timeout, type RunOutcome } from './outcome.js';
 
 /** What one run needs besides its isolate and context. */
 export interface Execution {
@@ -45,41 +45,51 @@ export async function execute({ host, context }: Lease, run: Execution): Promise
   };
   let finish!: (end: End) => void;
   const ended = new Promise<End>((resolve) => (finish = resolve));
-  const channel = new HostChannel(context.settle, { limits, port: run.port, fail: (error) => finish({ error }), onLog: run.onLog });
+  const elapsed = (): number => performance.now() - run.started;
+  const wallLeft = (): number => limits.timeoutMs - elapsed();
+  const cpuLeft = (): number => limits.cpuTimeMs - cpuUsedMs();
+  let settled = false;
+  const channel = new HostChannel(context.settle, {
+    limits,
+    port: run.port,
+    onLog: run.onLog,
+    fail: (error) => finish({ error }),
+    done(result) {
+      settled = true;
+      finish({ result });
+    },
+    budgetMs: () => Math.min(wallLeft(), cpuLeft()),
+    raised(error) {
+      // A budget ran out (isolated-vm's timeout is the smaller of the two), or the isolate is gone (the memory limit,
+      // or the sandbox closing); anything else is a rejection the agent had not handled yet, and the run goes on.
+      if (error === undefined || /timed out/i.test(String(error))) finish({ error: cpuLeft() <= wallLeft() ? cpuLimit(limits) : timeout(limits) });
+      else if (host.disposed) finish({ error: isolateError(error, limits, true) });
+    },
+  });
+  const stopOnDispose = host.onDispose(() => finish({ error: isolateError(new Error('The isolate was disposed'), limits, true) }));
   context.channel = channel;
 
-  const elapsed = (): number => performance.now() - run.started;
   // One timer watches both clocks: CPU time grows no faster than wall time, so it is checked no earlier than it could
   // have run out, and again when what is left of either budget has passed.
   let timer: NodeJS.Timeout | undefined;
   const watch = (): void => {
-    const wallLeft = limits.timeoutMs - elapsed();
-    if (wallLeft <= 0) return finish({ error: timeout(limits) });
-    const cpuLeft = limits.cpuTimeMs - cpuUsedMs();
-    if (cpuLeft <= 0) return finish({ error: cpuLimit(limits) });
-    timer = setTimeout(watch, Math.max(1, Math.min(wallLeft, cpuLeft)));
+    const wall = wallLeft();
+    if (wall <= 0) return finish({ error: timeout(limits) });
+    const cpu = cpuLeft();
+    if (cpu <= 0) return finish({ error: cpuLimit(limits) });
+    timer = setTimeout(watch, Math.max(1, Math.min(wall, cpu)));
   };
   timer = setTimeout(watch, Math.max(0, Math.min(limits.timeoutMs - elapsed(), limits.cpuTimeMs)));
   const onAbort = (): void => finish({ error: aborted(signal?.reason) });
   signal?.addEventListener('abort', onAbort, { once: true });
 
-  let settled = false;
   if (signal?.aborted) {
     settled = true;
     onAbort();
   } else {
     try {
       const main = context.link(run.script, run.modules, limits.timeoutMs - elapsed());
-      context.start(main, run.persist).then(
-        (result) => {
-          settled = true;
-          finish({ result });
-        },
-        (error: unknown) => {
-          settled = true;
-          finish({ error: isolateError(error, limits, host.disposed) });
-        },
-      );
+      channel.startedOn(context.start(main, run.persist));
     } catch (error) {
       // Linking runs synchronously and only trusted code: nothing of the agent's is left running.
       settled = true;
@@ -89,6 +99,7 @@ export async function execute({ host, context }: Lease, run: Execution): Promise
 
   const end = await ended;
   clearTimeout(timer);
+  stopOnDispose();
   signal?.removeEventListener('abort', onAbort);
   channel.end();
   context.channel = undefined;
@@ -96,7 +107,10 @@ export async function execute({ host, context }: Lease, run: Execution): Promise
   const stats = { durationMs: elapsed(), capabilityCalls: channel.calls, cpuTimeMs: cpuUsedMs() };
   const logs = channel.logs;
   if ('error' in end) return { settled, outcome: { ok: false, error: end.error, logs, stats } };
-  if (!end.result.ok) return { settled, outcome: { ok: false, error: scriptError(end.result.thrown), logs, stats } };
+  if (!end.result.ok) {
+    const error = 'thrown' in end.result ? scriptError(end.result.thrown) : resultNotCloneable(end.result.notCloneable);
+    return { settled, outcome: { ok: false, error, logs, stats } };
+  }
   const value = end.result.value;
   if (payloadBytes(value, limits.maxPayloadBytes) > limits.maxPayloadBytes) {
     return { settled, outcome: { ok: false, error: resultTooLarge(limits), logs, stats } };

@@ -104,15 +104,17 @@ export function resultTooLarge(limits: RunLimits): WireError {
   };
 }
 
+/** `RESULT_NOT_CLONEABLE`: the script's value cannot be copied out of the sandbox, for `reason`. */
+export function resultNotCloneable(reason: string): WireError {
+  return { code: 'RESULT_NOT_CLONEABLE', message: `The run's result cannot be copied out of the sandbox (${reason})` };
+}
+
 /** Maps an error isolated-vm raised while linking or running agent code. */
 export function isolateError(error: unknown, limits: RunLimits, disposed: boolean): WireError {
   if (isAgentSpacesError(error)) return error.toWire();
   const message = error instanceof Error ? error.message : String(error);
   if (/memory limit/i.test(message)) return memoryLimit(limits);
   if (disposed) return { code: 'ABORTED', message: 'The sandbox was closed while the run was going' };
-  if (/could not be cloned/i.test(message)) {
-    return { code: 'RESULT_NOT_CLONEABLE', message: `The run's result cannot be copied out of the sandbox (${message})` };
-  }
   if (/timed out/i.test(message)) return timeout(limits);
   if (error instanceof Error && error.name === 'SyntaxError') {
     return { code: 'IMPORT_NOT_FOUND', message: `Cannot link the script: ${message}`, data: { detail: message } };
