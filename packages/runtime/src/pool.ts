@@ -59,6 +59,10 @@ export class IsolateHost {
    * isolate is usable, `undefined` when it was disposed.
    */
   async settle<T>(probe: Promise<T>): Promise<{ value: T } | undefined> {
+    const settled = probe.then(
+      (value) => ({ value }),
+      () => undefined,
+    );
     if (this.disposed) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const busy = new Promise<'busy'>((resolve) => {
@@ -74,10 +78,6 @@ export class IsolateHost {
       };
       timer = setTimeout(sample, CPU_SAMPLE_MS);
     });
-    const settled = probe.then(
-      (value) => ({ value }),
-      () => undefined,
-    );
     const first = await Promise.race([settled, busy]);
     clearTimeout(timer);
     if (first === 'busy' || first === undefined) {

@@ -161,6 +161,69 @@ describe('abort', () => {
   });
 });
 
+describe('agent code continuing on the host thread after a call', () => {
+  it('ends a CPU-bound continuation at the CPU limit', async () => {
+    const outcome = await limited(`import { math } from '@capabilities/math';\nawait math.add({ a: 1, b: 1 });\nlet n = 0;\nwhile (true) n++;`, {
+      cpuTimeMs: 200,
+      timeoutMs: 10_000,
+    });
+    expectCode(outcome, 'CPU_LIMIT');
+    expect(outcome.stats.durationMs).toBeLessThan(200 + SLACK_MS);
+    await stillServes();
+  });
+
+  it('ends an allocation bomb in a continuation with MEMORY_LIMIT', async () => {
+    const outcome = await limited(
+      `import { math } from '@capabilities/math';\nawait math.add({ a: 1, b: 1 });\nconst hog: number[][] = [];\nwhile (true) hog.push(new Array(10_000).fill(1));`,
+      {},
+    );
+    expectCode(outcome, 'MEMORY_LIMIT');
+    await stillServes();
+  });
+
+  it('ends a run that computes between calls when aborted', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 150);
+    const code = `import { math } from '@capabilities/math';
+      for (;;) { await math.add({ a: 1, b: 1 }); const end = Date.now() + 30; while (Date.now() < end) {} }`;
+    const outcome = await limited(code, { maxCapabilityCalls: 1_000_000 }, controller.signal);
+    expectCode(outcome, 'ABORTED');
+    expect(outcome.stats.durationMs).toBeLessThan(150 + SLACK_MS);
+    await stillServes();
+  });
+
+  it("lets the host's timers run while a run makes many quick calls", async () => {
+    let firedAt = Number.POSITIVE_INFINITY;
+    setTimeout(() => (firedAt = performance.now()), 20);
+    const code = `import { math } from '@capabilities/math';\nlet sum = 0;\nfor (let i = 0; i < 20_000; i++) sum = await math.add({ a: sum, b: 1 });\nreturn sum;`;
+    const outcome = await limited(code, { maxCapabilityCalls: 20_000 });
+    const endedAt = performance.now();
+    expect(outcome).toMatchObject({ ok: true, value: 20_000 });
+    expect(firedAt).toBeLessThan(endedAt);
+  });
+
+  it('keeps a rejection the agent handles only later', async () => {
+    const first = await limited(
+      `import { math } from '@capabilities/math';
+       const failing = math.fail({ message: 'late' });
+       await math.sleep({ ms: 20 });
+       try { await failing; } catch (e) { return e.code; }`,
+      {},
+    );
+    expect(first).toMatchObject({ ok: true, value: 'HANDLER_ERROR' });
+    const inline = await limited(
+      `import { math } from '@capabilities/math';
+       await math.add({ a: 1, b: 1 });
+       const slow = math.sleep({ ms: 20 });
+       const failing = math.fail({ message: 'late' });
+       await slow;
+       try { await failing; } catch (e) { return e.code; }`,
+      {},
+    );
+    expect(inline).toMatchObject({ ok: true, value: 'HANDLER_ERROR' });
+  });
+});
+
 describe('resolveLimits', () => {
   it('layers partial limits over the defaults into a new object', () => {
     const limits = resolveLimits({ timeoutMs: 5 }, { cpuTimeMs: 6 });
