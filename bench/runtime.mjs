@@ -2,7 +2,8 @@
 // per-call round trip, warm trivial run, cold create-and-first-run, peak RSS. Each system runs in its own child
 // process (so RSS is its own), [rounds] times alternately; every figure is the better median of the rounds.
 // Columns: agent-spaces through the SDK (createSpace, bridge validation, events, audit log; typecheck off, as UTCP
-// has none), the bare @agent-spaces/runtime Sandbox with a minimal host port, and UTCP code mode.
+// has none), the same without the audit log (one durable write per call, which UTCP does not make), the bare
+// @agent-spaces/runtime Sandbox with a minimal host port, and UTCP code mode.
 // Build first (npm run build), then: node --no-node-snapshot bench/runtime.mjs [rounds, default 2]
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -107,8 +108,11 @@ async function buildMath() {
   return rootDir;
 }
 
-/** agent-spaces through the SDK, on the project `buildMath()` made (built by the parent: the compiler is not measured). */
-async function agentSpaces(rootDir) {
+/**
+ * agent-spaces through the SDK, on the project `buildMath()` made (built by the parent: the compiler is not measured);
+ * `audit: false` turns the audit log off.
+ */
+async function agentSpaces(rootDir, audit = true) {
   const { createSpace } = await import('@agent-spaces/sdk');
   return measure({
     trivial: `import { math } from '@capabilities/math';\nexport default await math.add({ a: 1, b: 2 });`,
@@ -120,6 +124,7 @@ async function agentSpaces(rootDir) {
         handlers: { math: { add: ({ a, b }) => add(a, b) } },
         typecheck: false,
         limits: { maxCapabilityCalls: CALLS + 1 },
+        ...(audit ? {} : { policies: { audit: false } }),
       });
       return {
         async run(code) {
@@ -205,7 +210,12 @@ async function utcp() {
   });
 }
 
-const SYSTEMS = { 'agent-spaces': agentSpaces, 'runtime only': sandbox, '@utcp/code-mode': utcp };
+const SYSTEMS = {
+  'agent-spaces': agentSpaces,
+  'SDK, no audit': (rootDir) => agentSpaces(rootDir, false),
+  'runtime only': sandbox,
+  '@utcp/code-mode': utcp,
+};
 const role = process.argv[2];
 
 if (role in SYSTEMS) {
@@ -246,6 +256,9 @@ if (role in SYSTEMS) {
     const verdict = goal === undefined ? '' : `≤ ${goal} ${unit}: ${best(ours, key) <= goal ? 'met' : 'missed'}`;
     console.log(`${label.padEnd(62)}${cells}  ${ratio}  ${verdict}`);
   }
-  const callRatio = best(theirs, 'callUs') / best(ours, 'callUs');
-  console.log(`\nper call, UTCP ÷ agent-spaces: ${callRatio.toFixed(1)}× (goal ≥ ${GOALS.callRatio}×: ${callRatio >= GOALS.callRatio ? 'met' : 'missed'})`);
+  console.log('');
+  for (const name of names.filter((n) => n !== theirs)) {
+    const callRatio = best(theirs, 'callUs') / best(name, 'callUs');
+    console.log(`per call, UTCP ÷ ${name}: ${callRatio.toFixed(1)}× (goal ≥ ${GOALS.callRatio}×: ${callRatio >= GOALS.callRatio ? 'met' : 'missed'})`);
+  }
 }
