@@ -42,7 +42,7 @@ const RUN_ENDED: WireError = { code: 'ABORTED', message: 'The run has ended' };
 const INLINE_STRETCH_MS = 10;
 
 /**
- * The host side of the bridge for one run: receives the sandbox's call and log messages through the context's two
+ * The host side of the bridge for one run: receives the sandbox's calls, console lines and end through the context's
  * Callbacks, checks their arguments (they come from untrusted code), enforces the call, payload and
  * log limits, runs calls through the {@link HostPort} and settles them in the sandbox. {@link end} aborts the signal
  * of calls still in flight, and their late outcomes are dropped: they never reach a later run.

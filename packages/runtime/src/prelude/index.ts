@@ -1,5 +1,5 @@
 /**
- * The in-isolate prelude, run in every context before any agent code: it takes the host's two Callbacks from the
+ * The in-isolate prelude, run in every context before any agent code: it takes the host's three Callbacks from the
  * global object (and deletes them), installs `console`, `CapabilityError` and `ApprovalDeniedError`, removes
  * `SharedArrayBuffer`, `Atomics` and `WebAssembly`, leaves `call` for the `agent-spaces:bridge` module and its
  * {@link PreludeApi} for the host. Bundled by esbuild into one script; see `../prelude-source.ts`.
