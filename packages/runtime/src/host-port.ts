@@ -63,8 +63,6 @@ export class HostChannel {
   #inFlight = 0;
   /** Created with the first call: most runs make none, and an abort costs tens of microseconds. */
   #calls: AbortController | undefined;
-  /** True while agent code runs inline, inside {@link #runInline}. */
-  #inStretch = false;
   /** False once an inline stretch ran long: outcomes then go through the isolate's thread. */
   #inline = true;
   /** `performance.now()` when inline settling began holding the event loop; `undefined` once the loop has turned. */
@@ -196,7 +194,7 @@ export class HostChannel {
    */
   #settle(id: number, outcome: CallOutcome, capability: string, fn: string): void {
     if (this.#ended) return;
-    const inline = this.#inline && !this.#inStretch;
+    const inline = this.#inline;
     if (inline && this.#firstStretch) {
       void this.#firstStretch.then(() => this.#settle(id, outcome, capability, fn));
       return;
@@ -234,11 +232,9 @@ export class HostChannel {
       return;
     }
     const started = performance.now();
-    this.#inStretch = true;
     try {
       this.#settleRef.applySync(undefined, args, { ...COPY_ARGUMENTS, timeout: Math.ceil(budget) });
     } finally {
-      this.#inStretch = false;
       if (performance.now() - started > INLINE_STRETCH_MS) this.#inline = false;
     }
   }
