@@ -36,6 +36,11 @@ export type DeclarationGetters = Record<string, () => unknown>;
 /** The transpiled agent module's default export. */
 export type AgentMain = (register: (getters: DeclarationGetters) => void) => Promise<unknown>;
 
+/** The transpiled agent module's namespace (handed over whole: one crossing less than reading `default` first). */
+export interface AgentModule {
+  readonly default: AgentMain;
+}
+
 /** An error thrown by agent code and not caught, described in the sandbox. */
 export interface ThrownError {
   name: string;
@@ -62,5 +67,5 @@ export interface PreludeApi {
    * Starts the agent module's default export and returns; how it ends is reported through {@link HostDone}. With
    * `persist`, keeps its top-level declarations as globals.
    */
-  run(main: AgentMain, persist: boolean): void;
+  run(agent: AgentModule, persist: boolean): void;
 }

@@ -12,6 +12,7 @@ import {
   HOST_LOG_GLOBAL,
   PRELUDE_API_GLOBAL,
   type AgentMain,
+  type AgentModule,
   type DeclarationGetters,
   type HostCall,
   type HostDone,
@@ -66,8 +67,8 @@ function settle(id: number, ok: boolean, valueOrError: unknown): void {
   else entry.reject(capabilityError(valueOrError as WireError, entry.capability, entry.fn));
 }
 
-function run(main: AgentMain, persist: boolean): void {
-  void runToEnd(main, persist);
+function run(agent: AgentModule, persist: boolean): void {
+  void runToEnd(agent.default, persist);
 }
 
 async function runToEnd(main: AgentMain, persist: boolean): Promise<void> {

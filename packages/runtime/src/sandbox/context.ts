@@ -8,7 +8,7 @@ import {
   HOST_DONE_GLOBAL,
   HOST_LOG_GLOBAL,
   PRELUDE_API_GLOBAL,
-  type AgentMain,
+  type AgentModule,
   type PreludeApi,
 } from '../prelude/contract.js';
 
@@ -99,10 +99,10 @@ export class SandboxContext {
 
   /**
    * Compiles, links and evaluates the agent module (synchronously: only trusted code runs — generated modules and
-   * the module's own top level, which holds nothing but `__main__`). Returns a reference to `__main__`.
+   * the module's own top level, which holds nothing but `__main__`). Returns a reference to its namespace.
    * Throws `IMPORT_NOT_FOUND` when a module imports something it may not.
    */
-  link(script: TranspiledScript, sources: ReadonlyMap<string, string>, timeoutMs: number): ivm.Reference<AgentMain> {
+  link(script: TranspiledScript, sources: ReadonlyMap<string, string>, timeoutMs: number): ivm.Reference<AgentModule> {
     const agent = this.#isolate.compileModuleSync(script.code, { filename: AGENT_FILENAME });
     let refused: AgentSpacesError | undefined;
     try {
@@ -118,17 +118,17 @@ export class SandboxContext {
       throw refused ?? error;
     }
     agent.evaluateSync({ timeout: Math.max(1, Math.ceil(timeoutMs)) });
-    const main = agent.namespace.getSync('default', { reference: true }) as ivm.Reference<AgentMain>;
+    const namespace = agent.namespace as ivm.Reference<AgentModule>;
     agent.release();
-    return main;
+    return namespace;
   }
 
   /**
    * Starts `__main__` through the prelude's runner on the isolate's thread; its result reaches {@link channel}'s
    * `onDone`. Resolves when that first stretch of agent code (its microtasks included) is over.
    */
-  start(main: ivm.Reference<AgentMain>, persist: boolean): Promise<void> {
-    return this.#run.apply(undefined, [main.derefInto({ release: true }), persist]);
+  start(agent: ivm.Reference<AgentModule>, persist: boolean): Promise<void> {
+    return this.#run.apply(undefined, [agent.derefInto({ release: true }), persist]);
   }
 
   /** Evaluates a no-op in this context: settles only when the isolate is free to run it. */

@@ -88,8 +88,8 @@ export async function execute({ host, context }: Lease, run: Execution): Promise
     onAbort();
   } else {
     try {
-      const main = context.link(run.script, run.modules, limits.timeoutMs - elapsed());
-      channel.startedOn(context.start(main, run.persist));
+      const agent = context.link(run.script, run.modules, limits.timeoutMs - elapsed());
+      channel.startedOn(context.start(agent, run.persist));
     } catch (error) {
       // Linking runs synchronously and only trusted code: nothing of the agent's is left running.
       settled = true;
