@@ -36,8 +36,8 @@ type SettleArguments = Parameters<PreludeApi['settle']>;
 const RUN_ENDED: WireError = { code: 'ABORTED', message: 'The run has ended' };
 /**
  * How long (ms) inline agent code may hold the host's event loop: one stretch longer than this sends the run's later
- * outcomes through the isolate's own thread (a run that computes between calls blocks the host at most once), and
- * back-to-back stretches let the event loop turn after this long.
+ * outcomes through the isolate's own thread (a run that computes between calls blocks the host at most once),
+ * back-to-back stretches let the event loop turn after this long, and a first stretch tried inline is cut short.
  */
 const INLINE_STRETCH_MS = 10;
 
@@ -49,9 +49,10 @@ const INLINE_STRETCH_MS = 10;
  *
  * Outcomes are settled inline: `applySync` runs the agent's continuation on the host thread (under the run's
  * remaining budget as isolated-vm's timeout) until it awaits again, and the calls it makes arrive as plain function
- * calls, with no hand-off between threads (about 50 µs each way on a small VM). A call that came from the isolate's
- * own thread (the run's first stretch runs there, where a busy script stays abortable) is settled once that
- * stretch is over. See {@link INLINE_STRETCH_MS} for how long inline code may hold the host's event loop.
+ * calls, with no hand-off between threads (about 50 µs each way on a small VM). A plain run's first stretch is tried
+ * the same way ({@link tryInline}); a session's, and one that ran long, run on the isolate's own thread, where a busy
+ * script stays abortable, and a call made there is settled once that stretch is over. See {@link INLINE_STRETCH_MS}
+ * for how long inline code may hold the host's event loop.
  */
 export class HostChannel {
   /** Calls accepted so far. */
@@ -69,6 +70,8 @@ export class HostChannel {
   #holdingSince: number | undefined;
   /** The run's first stretch on the isolate's thread, until it is over: inline settling waits for it. */
   #firstStretch: Promise<void> | undefined;
+  /** What a first stretch tried inline has done to the host, held back until the stretch is known to have ended. */
+  #held: (() => void)[] | undefined;
   readonly #settleRef: ivm.Reference<PreludeApi['settle']>;
   readonly #owner: ChannelOwner;
 
@@ -103,16 +106,7 @@ export class HostChannel {
         data: { limit: limits.maxPayloadBytes, direction: 'params' },
       });
     }
-    this.#calls ??= new AbortController();
-    this.#inFlight++;
-    let pending: Promise<CallOutcome>;
-    try {
-      pending = this.#owner.port.call(message, this.#calls.signal);
-    } catch (error) {
-      pending = Promise.reject(error);
-    }
-    const deliver = (outcome: CallOutcome): void => this.#deliver(id, outcome, message.capability, message.function);
-    pending.then(deliver, (error: unknown) => deliver(internal(error)));
+    this.#effect(() => this.#dispatch(id, message));
     return undefined;
   }
 
@@ -123,22 +117,58 @@ export class HostChannel {
     const limit = this.#owner.limits.maxLogBytes;
     this.#logBytes += Buffer.byteLength(message, 'utf8');
     if (this.#logBytes > limit) {
-      this.#owner.fail({ code: 'LOG_LIMIT', message: `The run wrote more than ${limit} bytes to the console`, data: { limit } });
+      this.#refuse({ code: 'LOG_LIMIT', message: `The run wrote more than ${limit} bytes to the console`, data: { limit } });
       return 'LOG_LIMIT';
     }
     const entry: LogEntry = { level: level as LogLevel, message, timestamp: new Date().toISOString() };
-    this.logs.push(entry);
-    try {
-      this.#owner.onLog?.(entry);
-    } catch {
-      // the listener's failure is the host's business, never the sandbox's
-    }
+    this.#effect(() => {
+      this.logs.push(entry);
+      try {
+        this.#owner.onLog?.(entry);
+      } catch {
+        // the listener's failure is the host's business, never the sandbox's
+      }
+    });
     return undefined;
   }
 
   /** The done Callback's host side: the run's code has ended with `result` (built by the prelude). */
   onDone(result: unknown): void {
-    if (!this.#ended) this.#owner.done(result as MainResult);
+    this.#effect(() => {
+      if (!this.#ended) this.#owner.done(result as MainResult);
+    });
+  }
+
+  /**
+   * Tries the run's first stretch inline: `start(timeoutMs)` runs it on the host thread, as far as its first wait,
+   * within {@link INLINE_STRETCH_MS} (or the run's budget, if less). Its calls, console lines and end reach the host
+   * only once it is over. Returns false when it ran past that while budget was left: then nothing it did has reached
+   * the host, the channel is ended, and the run must start over in a fresh context (on the isolate's thread).
+   */
+  tryInline(start: (timeoutMs: number) => void): boolean {
+    const budget = this.#owner.budgetMs();
+    if (budget <= 0) {
+      this.#owner.raised(undefined);
+      return true;
+    }
+    const held: (() => void)[] = [];
+    this.#held = held;
+    let thrown: { error: unknown } | undefined;
+    const started = performance.now();
+    try {
+      start(Math.ceil(Math.min(budget, INLINE_STRETCH_MS)));
+    } catch (error) {
+      thrown = { error };
+    } finally {
+      this.#held = undefined;
+    }
+    if (thrown && budget > INLINE_STRETCH_MS && performance.now() - started >= INLINE_STRETCH_MS && isTimeout(thrown.error)) {
+      this.#ended = true;
+      return false;
+    }
+    for (const effect of held) effect();
+    if (thrown) this.#owner.raised(thrown.error);
+    return true;
   }
 
   /**
@@ -165,8 +195,28 @@ export class HostChannel {
   }
 
   #refuse(error: WireError): WireError {
-    this.#owner.fail(error);
+    this.#effect(() => this.#owner.fail(error));
     return error;
+  }
+
+  /** Runs `effect` now, or after the first stretch when it is being tried inline. */
+  #effect(effect: () => void): void {
+    if (this.#held) this.#held.push(effect);
+    else effect();
+  }
+
+  /** Sends an accepted call to the port; its outcome is delivered into the sandbox. */
+  #dispatch(id: number, message: CallMessage): void {
+    this.#calls ??= new AbortController();
+    this.#inFlight++;
+    let pending: Promise<CallOutcome>;
+    try {
+      pending = this.#owner.port.call(message, this.#calls.signal);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    const deliver = (outcome: CallOutcome): void => this.#deliver(id, outcome, message.capability, message.function);
+    pending.then(deliver, (error: unknown) => deliver(internal(error)));
   }
 
   #deliver(id: number, outcome: CallOutcome, capability: string, fn: string): void {
@@ -272,6 +322,11 @@ function checkOutcome(outcome: unknown, capability: string, fn: string): CallOut
     }
   }
   return { ok: false, error: { code: 'INTERNAL', message: `The host returned a malformed outcome for ${capability}.${fn}`, capability, function: fn } };
+}
+
+/** True for isolated-vm's error when a synchronous call ran past its timeout. */
+export function isTimeout(error: unknown): boolean {
+  return /timed out/i.test(String(error));
 }
 
 function internal(error: unknown): CallOutcome {

@@ -31,6 +31,13 @@ describe('wall-clock limit', () => {
     await stillServes();
   });
 
+  it('ends a synchronous infinite loop with a limit shorter than the inline first stretch', async () => {
+    const outcome = await limited('while (true) {}', { timeoutMs: 5 });
+    expectCode(outcome, 'TIMEOUT');
+    expect(outcome.stats.durationMs).toBeLessThan(5 + SLACK_MS);
+    await stillServes();
+  });
+
   it('ends an infinite loop inside an async continuation', async () => {
     const outcome = await limited(`import { math } from '@capabilities/math';\nawait math.sleep({ ms: 10 });\nwhile (true) {}`, { timeoutMs: 300 });
     expectCode(outcome, 'TIMEOUT');

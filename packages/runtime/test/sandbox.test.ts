@@ -204,6 +204,57 @@ describe('capability calls', () => {
   });
 });
 
+describe("a plain run's first stretch", () => {
+  it('runs inline, with its calls and console lines reaching the host once it is over', async () => {
+    const port = createPort();
+    const outcome = await sandbox.run(
+      `import { math } from '@capabilities/math';
+       console.log('one');
+       const sum = math.add({ a: 1, b: 2 });
+       console.log('two');
+       return [await sum, await math.add({ a: 3, b: 4 })];`,
+      { port },
+    );
+    expect(outcome).toMatchObject({ ok: true, value: [3, 7] });
+    expect(port.calls.map((call) => call.params)).toEqual([{ a: 1, b: 2 }, { a: 3, b: 4 }]);
+    expect(outcome.logs.map((line) => line.message)).toEqual(['one', 'two']);
+  });
+
+  it('starts over on the isolate thread when it computes long, with nothing the first try did repeated', async () => {
+    const port = createPort();
+    const seen: string[] = [];
+    const before = Date.now();
+    const outcome = await sandbox.run(
+      `import { math } from '@capabilities/math';
+       const started = Date.now();
+       console.log('before');
+       const sum = math.add({ a: 1, b: 2 });
+       while (Date.now() < started + 40) {}
+       console.log('after');
+       return [started, await sum, await math.add({ a: 3, b: 4 })];`,
+      { port, onLog: (line) => seen.push(line.message) },
+    );
+    expect(outcome).toMatchObject({ ok: true, value: [expect.any(Number), 3, 7] });
+    // The top level that returned is the second try: the first was cut short after the inline stretch (10 ms).
+    const [started] = (outcome as { value: number[] }).value;
+    expect(started! - before).toBeGreaterThanOrEqual(10);
+    expect(port.calls.map((call) => call.params)).toEqual([{ a: 1, b: 2 }, { a: 3, b: 4 }]);
+    expect(outcome.logs.map((line) => line.message)).toEqual(['before', 'after']);
+    expect(seen).toEqual(['before', 'after']);
+    expect(outcome.stats.capabilityCalls).toBe(2);
+  });
+
+  it('keeps a rejection made there that the agent handles only later', async () => {
+    expect(
+      await value(`
+        import { math } from '@capabilities/math';
+        const early = Promise.reject(new Error('early'));
+        await math.sleep({ ms: 20 });
+        try { await early; } catch (e) { return e.message; }`),
+    ).toBe('early');
+  });
+});
+
 describe('Sandbox lifecycle', () => {
   it('sees new module sources after setModules', async () => {
     const own = new Sandbox({ modules: new Map([['@capabilities/v', 'export const v = 1;']]) });

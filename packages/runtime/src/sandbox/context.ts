@@ -131,6 +131,14 @@ export class SandboxContext {
     return this.#run.apply(undefined, [agent.derefInto({ release: true }), persist]);
   }
 
+  /**
+   * Starts `__main__` on the host thread and returns when its first stretch (its microtasks included) is over; throws
+   * isolated-vm's timeout error when that takes longer than `timeoutMs` (the stretch is then cut short).
+   */
+  startInline(agent: ivm.Reference<AgentModule>, timeoutMs: number): void {
+    this.#run.applySync(undefined, [agent.derefInto({ release: true }), false], { timeout: timeoutMs });
+  }
+
   /** Evaluates a no-op in this context: settles only when the isolate is free to run it. */
   async ping(): Promise<void> {
     await this.#context.eval('0');

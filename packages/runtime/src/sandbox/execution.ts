@@ -1,6 +1,6 @@
 import type { HostPort, LogLevel, WireError } from '@agent-spaces/capabilities';
 import type { TranspiledScript } from '../assemble.js';
-import { HostChannel } from '../host-port.js';
+import { HostChannel, isTimeout, type ChannelOwner } from '../host-port.js';
 import type { RunLimits } from '../limits.js';
 import { payloadBytes } from '../payload.js';
 import type { Lease } from '../pool.js';
@@ -32,9 +32,12 @@ type End = { result: MainResult } | { error: WireError };
 /**
  * Runs a transpiled script in a leased context under its limits: the wall clock, CPU time, the abort signal and the
  * channel's call, payload and log limits each end the run at once with a structured error. When the run ends,
- * in-flight calls are aborted on the host and their outcomes dropped.
+ * in-flight calls are aborted on the host and their outcomes dropped. A plain run's first stretch is tried inline
+ * (see {@link HostChannel.tryInline}); when it runs long, the run starts over in a fresh context, which replaces
+ * `lease.context`.
  */
-export async function execute({ host, context }: Lease, run: Execution): Promise<Executed> {
+export async function execute(lease: Lease, run: Execution): Promise<Executed> {
+  const { host } = lease;
   const { limits, signal } = run;
   const isolate = host.isolate;
   const cpuStart = isolate.cpuTime;
@@ -43,13 +46,19 @@ export async function execute({ host, context }: Lease, run: Execution): Promise
     if (!host.disposed) cpuMs = Number(isolate.cpuTime - cpuStart) / 1e6;
     return cpuMs;
   };
+  let over = false;
   let finish!: (end: End) => void;
-  const ended = new Promise<End>((resolve) => (finish = resolve));
+  const ended = new Promise<End>((resolve) => {
+    finish = (end) => {
+      over = true;
+      resolve(end);
+    };
+  });
   const elapsed = (): number => performance.now() - run.started;
   const wallLeft = (): number => limits.timeoutMs - elapsed();
   const cpuLeft = (): number => limits.cpuTimeMs - cpuUsedMs();
   let settled = false;
-  const channel = new HostChannel(context.settle, {
+  const owner: ChannelOwner = {
     limits,
     port: run.port,
     onLog: run.onLog,
@@ -62,12 +71,13 @@ export async function execute({ host, context }: Lease, run: Execution): Promise
     raised(error) {
       // A budget ran out (isolated-vm's timeout is the smaller of the two), or the isolate is gone (the memory limit,
       // or the sandbox closing); anything else is a rejection the agent had not handled yet, and the run goes on.
-      if (error === undefined || /timed out/i.test(String(error))) finish({ error: cpuLeft() <= wallLeft() ? cpuLimit(limits) : timeout(limits) });
+      if (error === undefined || isTimeout(error)) finish({ error: cpuLeft() <= wallLeft() ? cpuLimit(limits) : timeout(limits) });
       else if (host.disposed) finish({ error: isolateError(error, limits, true) });
     },
-  });
+  };
+  let channel = new HostChannel(lease.context.settle, owner);
   const stopOnDispose = host.onDispose(() => finish({ error: isolateError(new Error('The isolate was disposed'), limits, true) }));
-  context.channel = channel;
+  lease.context.channel = channel;
 
   // One timer watches both clocks: CPU time grows no faster than wall time, so it is checked no earlier than it could
   // have run out, and again when what is left of either budget has passed.
@@ -83,18 +93,32 @@ export async function execute({ host, context }: Lease, run: Execution): Promise
   const onAbort = (): void => finish({ error: aborted(signal?.reason) });
   signal?.addEventListener('abort', onAbort, { once: true });
 
+  /** Links and starts the agent's code; a plain run once more on the isolate's thread if its inline start ran long. */
+  const begin = async (): Promise<void> => {
+    try {
+      const agent = lease.context.link(run.script, run.modules, wallLeft());
+      if (run.persist) return channel.startedOn(lease.context.start(agent, true));
+      if (channel.tryInline((timeoutMs) => lease.context.startInline(agent, timeoutMs))) return;
+      lease.context.release();
+      lease.context = await host.newContext(run.modules);
+      if (over) {
+        settled = true;
+        return;
+      }
+      channel = new HostChannel(lease.context.settle, owner);
+      lease.context.channel = channel;
+      channel.startedOn(lease.context.start(lease.context.link(run.script, run.modules, wallLeft()), false));
+    } catch (error) {
+      // Linking runs only trusted code, and a new context none: nothing of the agent's is left running.
+      settled = true;
+      finish({ error: isolateError(error, limits, host.disposed) });
+    }
+  };
   if (signal?.aborted) {
     settled = true;
     onAbort();
   } else {
-    try {
-      const agent = context.link(run.script, run.modules, limits.timeoutMs - elapsed());
-      channel.startedOn(context.start(agent, run.persist));
-    } catch (error) {
-      // Linking runs synchronously and only trusted code: nothing of the agent's is left running.
-      settled = true;
-      finish({ error: isolateError(error, limits, host.disposed) });
-    }
+    void begin();
   }
 
   const end = await ended;
@@ -102,7 +126,7 @@ export async function execute({ host, context }: Lease, run: Execution): Promise
   stopOnDispose();
   signal?.removeEventListener('abort', onAbort);
   channel.end();
-  context.channel = undefined;
+  lease.context.channel = undefined;
 
   const stats = { durationMs: elapsed(), capabilityCalls: channel.calls, cpuTimeMs: cpuUsedMs() };
   const logs = channel.logs;
