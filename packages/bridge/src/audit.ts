@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AgentSpacesError, type ErrorCode } from '@agent-spaces/capabilities';
 
@@ -49,10 +49,12 @@ export function auditLogFile(outDir: string, space: string): string {
 }
 
 /**
- * An append-only JSON Lines file. Each record is one `write` of a whole line on a descriptor opened with `'a'`: when
- * `append` returns, the line is in the kernel's hands, so a `kill -9` of the host loses no completed call and leaves
- * no torn line. With `fsync: true` each line is also flushed to the disk (it then survives power loss too, at about
- * 0.2 ms per call: bench/policies.mjs).
+ * An append-only JSON Lines file. Each record is one `write` of a whole line on a descriptor opened for appending:
+ * when `append` returns, the line is in the kernel's hands, so a `kill -9` of the host loses no completed call. The
+ * kill can stop a write part-way (Linux checks for it before copying each page of the file), leaving a partial last
+ * line of a call that never completed; opening the log removes it, so it never runs into the next line. With
+ * `fsync: true` each line is also flushed to the disk (it then survives power loss too, at about 0.2 ms per call:
+ * bench/policies.mjs).
  */
 export class AuditLog implements AuditSink {
   #fd: number | undefined;
@@ -66,7 +68,8 @@ export class AuditLog implements AuditSink {
     options: { fsync?: boolean } = {},
   ) {
     mkdirSync(dirname(file), { recursive: true });
-    this.#fd = openSync(file, 'a', 0o600);
+    this.#fd = openSync(file, 'a+', 0o600);
+    dropPartialLine(this.#fd);
     this.#fsync = options.fsync ?? false;
     this.#spaceJson = JSON.stringify(space);
   }
@@ -140,6 +143,25 @@ export function readAuditLog(file: string, options: { since?: Date } = {}): { re
     if (since === undefined || Date.parse(record.time) >= since) records.push(record);
   }
   return { records, malformed };
+}
+
+/** Cuts a partial last line (one not ended by a newline) off the file open as `fd`. */
+function dropPartialLine(fd: number): void {
+  const size = fstatSync(fd).size;
+  const chunk = Buffer.alloc(Math.min(size, 4096));
+  let keep = 0;
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - chunk.length);
+    const read = readSync(fd, chunk, 0, end - start, start);
+    const newline = chunk.lastIndexOf(0x0a, read - 1);
+    if (newline !== -1) {
+      keep = start + newline + 1;
+      break;
+    }
+    end = start;
+  }
+  // Unless another process has appended since: then the tail was its line, still being written.
+  if (keep < size && fstatSync(fd).size === size) ftruncateSync(fd, keep);
 }
 
 /** Params as JSON: `{ truncated: true, preview }` past 8 KiB, `{ unserializable: true }` when JSON cannot hold them. */

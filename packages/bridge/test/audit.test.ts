@@ -168,11 +168,32 @@ describe('audit durability under kill -9', () => {
       child.on('exit', () => resolveKilled());
     });
 
-    const text = await readFile(file, 'utf8');
-    expect(text.endsWith('\n')).toBe(true);
-    const lines = text.slice(0, -1).split('\n');
+    // Every line but a partial last one (a write the kill stopped between two pages: its call never completed) is whole.
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    lines.pop();
     const logged = new Set(lines.map((line) => (JSON.parse(line) as AuditRecord & { params: { n: number } }).params.n));
     expect(lines.length).toBeGreaterThanOrEqual(done.size);
     expect([...done].filter((n) => !logged.has(n))).toEqual([]);
+    // Opened again, the log has no partial line left.
+    new AuditLog(file, 'killed').close();
+    expect(await readFile(file, 'utf8')).toBe(lines.map((line) => `${line}\n`).join(''));
   }, 60_000);
+
+  it('drops a partial last line when opened, so the next line starts on its own', async () => {
+    const file = join(dir, 'partial.jsonl');
+    const whole = JSON.stringify({ time: new Date().toISOString(), space: 'partial', callId: '1', capability: 'c', function: 'f', params: {}, outcome: { ok: true }, durationMs: 1 });
+    await writeFile(file, `${whole}\n${whole}\n${'{"time":"2026-11-24T00:00:00.000Z","params":"'.padEnd(5000, 'x')}`);
+    const log = new AuditLog(file, 'partial');
+    const bridge = createBridge({ capabilities: [memoryCapability('mail', [{ name: 'read', run: () => 'read' }])], audit: log });
+    await bridge.call(msg('mail', 'read', {}), signal);
+    log.close();
+    const { records, malformed } = readAuditLog(file);
+    expect(malformed).toBe(0);
+    expect(records.map((r) => r.callId)).toEqual(['1', '1', '1']);
+    expect(records[2]).toMatchObject({ space: 'partial', capability: 'mail', function: 'read' });
+
+    await writeFile(file, 'x'.repeat(9000));
+    new AuditLog(file, 'partial').close();
+    expect(await readFile(file, 'utf8')).toBe('');
+  });
 });
