@@ -88,8 +88,8 @@ export class IsolateHost {
   }
 
   /** Bytes of the isolate's heap, dead objects included. */
-  async heapBytes(): Promise<number> {
-    return (await this.#template.isolate.getHeapStatistics()).total_heap_size;
+  heapBytes(): number {
+    return this.#template.isolate.getHeapStatisticsSync().total_heap_size;
   }
 
   /** Calls `listener` when {@link dispose} disposes the isolate; returns a function that unsubscribes it. */
@@ -178,7 +178,7 @@ export class IsolatePool {
       })
       .then(async (ready): Promise<Lease | undefined> => {
         if (!ready) return undefined;
-        if ((await host.heapBytes()) < RECYCLE_HEAP_BYTES) return { host, context: ready.value };
+        if (host.heapBytes() < RECYCLE_HEAP_BYTES) return { host, context: ready.value };
         ready.value.release();
         host.dispose();
         const fresh = await IsolateHost.create(this.#memoryMb);
