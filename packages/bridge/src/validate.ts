@@ -13,8 +13,10 @@ export interface ParamIssue {
 export type ParamsCheck = (params: unknown) => ParamIssue[] | undefined;
 
 // `addUsedSchema: false`: the instances are shared by every bridge of the process, so a schema's `$id` must not
-// stay registered (two capabilities may use the same one).
-const AJV_OPTIONS: Options = { strict: false, allErrors: true, logger: false, addUsedSchema: false };
+// stay registered (two capabilities may use the same one). `validateSchema: false`: ajv still refuses, when compiling,
+// a keyword whose value has the wrong type, an unknown type, a bad pattern or a missing $ref; checking every schema
+// against the draft's meta-schema as well would compile that meta-schema first (≈ 20 ms and 5 MiB of each process).
+const AJV_OPTIONS: Options = { strict: false, allErrors: true, logger: false, addUsedSchema: false, validateSchema: false };
 const DRAFT_2020 = /json-schema\.org\/draft\/2020-12\//;
 /** Compiled checks kept by schema text; past this many the cache (and ajv's) starts over. */
 const MAX_CACHED = 512;
@@ -46,20 +48,13 @@ export async function compileParamsCheck(schema: ObjectSchema): Promise<ParamsCh
 }
 
 function loadDraft7(): Promise<Ajv> {
-  return (draft7 ??= Promise.all([import('ajv'), addFormats()])
-    .then(([{ Ajv }, add]) => add(new Ajv(AJV_OPTIONS)))
-    .catch(forget(() => (draft7 = undefined))));
+  return (draft7 ??= import('./ajv.js').then(({ createDraft7 }) => createDraft7(AJV_OPTIONS)).catch(forget(() => (draft7 = undefined))));
 }
 
 function loadDraft2020(): Promise<Ajv2020> {
-  return (draft2020 ??= Promise.all([import('ajv/dist/2020.js'), addFormats()])
-    .then(([{ Ajv2020 }, add]) => add(new Ajv2020(AJV_OPTIONS)))
+  return (draft2020 ??= import('./ajv.js')
+    .then(({ createDraft2020 }) => createDraft2020(AJV_OPTIONS))
     .catch(forget(() => (draft2020 = undefined))));
-}
-
-async function addFormats(): Promise<<T extends Ajv | Ajv2020>(ajv: T) => T> {
-  const { default: formats } = await import('ajv-formats');
-  return (ajv) => formats.default(ajv) as typeof ajv;
 }
 
 /** A failed import is tried again by the next compile. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentSpacesError, type CallMessage, type CallOutcome, type HandlerContext } from '@agent-spaces/capabilities';
+import { AgentSpacesError, type CallMessage, type CallOutcome, type HandlerContext, type ObjectSchema } from '@agent-spaces/capabilities';
 import { createBridge, type CallFinished, type CallStarted } from '../src/index.js';
 import { errorOf, memoryCapability, msg } from './fixtures.js';
 
@@ -178,6 +178,22 @@ describe('params validation', () => {
     const error = errorOf(await bridge.call(msg('c', 'f', {}), signal));
     expect(error.code).toBe('INTERNAL');
     expect(error.message).toContain('c.f');
+  });
+
+  it('refuses malformed schemas without a meta-schema check: wrong keyword types, bad patterns, missing refs', async () => {
+    const malformed: unknown[] = [
+      { type: 'object', properties: { a: { type: 'string', required: true } } },
+      { type: 'object', properties: [] },
+      { type: 'object', properties: { a: { enum: 'x' } } },
+      { type: 'object', properties: { a: { type: 'string', pattern: '(' } } },
+      { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } },
+    ];
+    const functions = malformed.map((parameters, i) => ({ name: `f${i}`, parameters: parameters as ObjectSchema }));
+    const bridge = createBridge({ capabilities: [memoryCapability('bad', functions)] });
+    for (const { name } of functions) {
+      const error = errorOf(await bridge.call(msg('bad', name, {}), signal));
+      expect([error.code, error.message]).toEqual(['INTERNAL', expect.stringContaining(`The params schema of bad.${name} does not compile`)]);
+    }
   });
 });
 
