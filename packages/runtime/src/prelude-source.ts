@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
@@ -11,21 +11,30 @@ export interface PreludeSources {
   bridge: string;
 }
 
+/** Where `npm run build` writes {@link bundlePrelude}'s result, beside the package's bundle in `dist/`. */
+export const PRELUDE_FILE = 'prelude.json';
+
 let bundled: Promise<PreludeSources> | undefined;
 
 /**
- * Bundles `src/prelude/index.ts` and `src/prelude/bridge.ts` (or their compiled `.js` in `dist/`) with esbuild on
- * first use; later calls in the same process get the cached result.
+ * The prelude sources: read from {@link PRELUDE_FILE} when the build wrote one beside this module, else (running
+ * from the TypeScript sources) bundled on first use. Later calls in the same process get the cached result.
  */
 export function preludeSources(): Promise<PreludeSources> {
-  bundled ??= bundleAll().catch((error: unknown) => {
+  bundled ??= load().catch((error: unknown) => {
     bundled = undefined;
     throw new AgentSpacesError('INTERNAL', `Cannot bundle the sandbox prelude: ${String(error)}`, undefined, { cause: error });
   });
   return bundled;
 }
 
-async function bundleAll(): Promise<PreludeSources> {
+async function load(): Promise<PreludeSources> {
+  const built = new URL(`./${PRELUDE_FILE}`, import.meta.url);
+  return existsSync(built) ? (JSON.parse(readFileSync(built, 'utf8')) as PreludeSources) : bundlePrelude();
+}
+
+/** Bundles `src/prelude/index.ts` and `src/prelude/bridge.ts` (or their compiled `.js` in `dist/`) with esbuild. */
+export async function bundlePrelude(): Promise<PreludeSources> {
   const { build } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
   const entry = (name: string): string => {
     const ts = fileURLToPath(new URL(`./prelude/${name}.ts`, import.meta.url));
