@@ -55,16 +55,18 @@ const buildServers = (force) =>
   buildCapabilities({ rootDir: dir, sources: [], configSources: configSources(loaded.config), outDir: loaded.config.outDir, force });
 await buildServers(true);
 
-// Per-call time: the same server, the same tool, rounds interleaved so machine noise hits every variant alike.
+// Per-call time: the same tool, rounds interleaved so machine noise hits every variant alike. Each variant talks to a
+// server process of its own that serves only its calls: a server serving more calls answers faster (warmer), which
+// would flatter whichever variants share it.
 const bare = new Client({ name: 'bench', version: '1' });
 await bare.connect(new StdioClientTransport({ ...everything, stderr: 'pipe' }));
 await bare.listTools(); // the pool lists tools when it connects; do the same so both clients hold the same state
-const pool = new McpClientPool({ everything });
-const execute = createMcpExecutor(pool, 'everything');
+const [pool, executorPool, bridgePool] = [0, 1, 2].map(() => new McpClientPool({ everything }));
+const execute = createMcpExecutor(executorPool, 'everything');
 const signal = new AbortController().signal;
 const context = { capability: 'mcp-everything', function: 'echo', signal };
 const bridge = createBridge({
-  capabilities: await loadCapabilities(join(loaded.config.outDir, 'capabilities'), ['mcp-everything'], undefined, { mcp: { pool } }),
+  capabilities: await loadCapabilities(join(loaded.config.outDir, 'capabilities'), ['mcp-everything'], undefined, { mcp: { pool: bridgePool } }),
 });
 const variants = {
   'bare SDK client': (i) => bare.callTool({ name: 'echo', arguments: { message: `m${i}` } }),
@@ -85,12 +87,11 @@ for (const [name, times] of Object.entries(samples)) {
   const over = name === 'bare SDK client' ? '' : `  overhead ${us(s.mean - base.mean)} (${(s.mean / base.mean).toFixed(3)}x)`;
   console.log(`  ${name.padEnd(46)} mean ${us(s.mean)}  p50 ${us(s.p50)}  p95 ${us(s.p95)}${over}`);
 }
-await pool.close();
+await Promise.all([pool, executorPool, bridgePool].map((p) => p.close()));
 
 // Agent code -> MCP: a run making CALLS echo calls in a loop, minus an empty run, per call; against CALLS bare
 // calls, and against a run whose in-process handler makes the same call with a bare client of its own (what the
-// sandbox crossing costs). Each of the three talks to a server process of its own that serves only its calls: a
-// server serving more calls answers faster (warmer), which would flatter whichever variant shares it.
+// sandbox crossing costs). Here too each variant has a server process of its own.
 const relayClient = new Client({ name: 'bench-relay', version: '1' });
 await relayClient.connect(new StdioClientTransport({ ...everything, stderr: 'pipe' }));
 await relayClient.listTools();
