@@ -152,8 +152,7 @@ function dropPartialLine(fd: number): void {
   let keep = 0;
   for (let end = size; end > 0; ) {
     const start = Math.max(0, end - chunk.length);
-    const read = readSync(fd, chunk, 0, end - start, start);
-    const newline = chunk.lastIndexOf(0x0a, read - 1);
+    const newline = chunk.subarray(0, readSync(fd, chunk, 0, end - start, start)).lastIndexOf(0x0a);
     if (newline !== -1) {
       keep = start + newline + 1;
       break;

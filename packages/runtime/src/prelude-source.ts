@@ -23,7 +23,7 @@ let bundled: Promise<PreludeSources> | undefined;
 export function preludeSources(): Promise<PreludeSources> {
   bundled ??= load().catch((error: unknown) => {
     bundled = undefined;
-    throw new AgentSpacesError('INTERNAL', `Cannot bundle the sandbox prelude: ${String(error)}`, undefined, { cause: error });
+    throw new AgentSpacesError('INTERNAL', `Cannot load the sandbox prelude: ${String(error)}`, undefined, { cause: error });
   });
   return bundled;
 }

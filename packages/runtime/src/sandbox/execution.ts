@@ -114,14 +114,17 @@ export async function execute(lease: Lease, run: Execution): Promise<Executed> {
       finish({ error: isolateError(error, limits, host.disposed) });
     }
   };
+  let begun: Promise<void> | undefined;
   if (signal?.aborted) {
     settled = true;
     onAbort();
   } else {
-    void begin();
+    begun = begin();
   }
 
   const end = await ended;
+  // A run can end while a fresh context is being made for its second start: `lease.context` is final once that is over.
+  await begun;
   clearTimeout(timer);
   stopOnDispose();
   signal?.removeEventListener('abort', onAbort);
