@@ -18,43 +18,57 @@ export type ParamsCheck = (params: unknown) => ParamIssue[] | undefined;
 // against the draft's meta-schema as well would compile that meta-schema first (≈ 20 ms and 5 MiB of each process).
 const AJV_OPTIONS: Options = { strict: false, allErrors: true, logger: false, addUsedSchema: false, validateSchema: false };
 const DRAFT_2020 = /json-schema\.org\/draft\/2020-12\//;
-/** Compiled checks kept by schema text; past this many the cache (and ajv's) starts over. */
+/** Compiled schemas kept by schema text; past this many the cache (and ajv's) starts over. */
 const MAX_CACHED = 512;
 
 // ajv is imported on the first compile (most processes that load the bridge never validate a call): one instance per
 // draft, each made when first needed and shared by the whole process.
 let draft7: Promise<Ajv> | undefined;
 let draft2020: Promise<Ajv2020> | undefined;
-const checks = new Map<string, ParamsCheck>();
+const compiled = new Map<string, ValidateFunction>();
 
 /**
- * The params check of `schema`, compiled with ajv (draft-07 by default, 2020-12 when `$schema` says so). Checks are
- * cached by schema text, so a schema is compiled once however many spaces load it. Rejects with ajv's error when the
- * schema itself is invalid.
+ * The params check of `schema` (see {@link compileSchema}): `undefined` for valid params, else the issues.
  */
 export async function compileParamsCheck(schema: ObjectSchema): Promise<ParamsCheck> {
+  const validate = await compileSchema(schema);
+  return (params) => (validate(params) ? undefined : toIssues(validate));
+}
+
+/**
+ * `schema` compiled with the process's ajv (draft-07 by default, 2020-12 when `$schema` says so), cached by schema
+ * text, so a schema is compiled once however many spaces (or MCP server connections) use it. Rejects with ajv's error
+ * when the schema itself is invalid.
+ */
+export async function compileSchema(schema: ObjectSchema): Promise<ValidateFunction> {
   const key = JSON.stringify(schema);
-  const cached = checks.get(key);
+  const cached = compiled.get(key);
   if (cached) return cached;
   const ajv = await (typeof schema.$schema === 'string' && DRAFT_2020.test(schema.$schema) ? loadDraft2020() : loadDraft7());
-  if (checks.size >= MAX_CACHED) {
-    checks.clear();
+  if (compiled.size >= MAX_CACHED) {
+    compiled.clear();
     for (const instance of await Promise.all([draft7, draft2020])) instance?.removeSchema();
   }
   const validate = ajv.compile(schema);
-  const check: ParamsCheck = (params) => (validate(params) ? undefined : toIssues(validate));
-  checks.set(key, check);
-  return check;
+  compiled.set(key, validate);
+  return validate;
 }
 
 function loadDraft7(): Promise<Ajv> {
-  return (draft7 ??= import('./ajv.js').then(({ createDraft7 }) => createDraft7(AJV_OPTIONS)).catch(forget(() => (draft7 = undefined))));
+  return (draft7 ??= Promise.all([import('ajv'), addFormats()])
+    .then(([{ Ajv }, add]) => add(new Ajv(AJV_OPTIONS)))
+    .catch(forget(() => (draft7 = undefined))));
 }
 
 function loadDraft2020(): Promise<Ajv2020> {
-  return (draft2020 ??= import('./ajv.js')
-    .then(({ createDraft2020 }) => createDraft2020(AJV_OPTIONS))
+  return (draft2020 ??= Promise.all([import('ajv/dist/2020.js'), addFormats()])
+    .then(([{ Ajv2020 }, add]) => add(new Ajv2020(AJV_OPTIONS)))
     .catch(forget(() => (draft2020 = undefined))));
+}
+
+async function addFormats(): Promise<<T extends Ajv | Ajv2020>(ajv: T) => T> {
+  const { default: formats } = await import('ajv-formats');
+  return (ajv) => formats.default(ajv) as typeof ajv;
 }
 
 /** A failed import is tried again by the next compile. */

@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { compileSchema } from '@agent-spaces/bridge';
 import { AgentSpacesError, type ObjectSchema } from '@agent-spaces/capabilities';
 
 /** One problem with a tool's or prompt's arguments: the field (`destination`, `options.limit`, or `` for the whole). */
@@ -7,19 +8,18 @@ export interface ArgumentIssue {
   problem: string;
 }
 
-/** Validates tool arguments against JSON Schemas, compiling each schema once. */
+/** Validates tool arguments against JSON Schemas, compiling each schema once (with the bridge's ajv, loaded on first use). */
 export class ArgumentsValidator {
-  readonly #ajv = new Ajv({ strict: false, allErrors: true, logger: false });
   readonly #compiled = new WeakMap<ObjectSchema, ValidateFunction>();
 
   /**
-   * Returns `args` (`{}` when absent) when it matches `schema`; else throws `INVALID_ARGUMENTS` whose message names
-   * every wrong or missing field and whose `data.errors` lists them as {@link ArgumentIssue}s.
+   * Resolves to `args` (`{}` when absent) when it matches `schema`; else rejects with `INVALID_ARGUMENTS` whose message
+   * names every wrong or missing field and whose `data.errors` lists them as {@link ArgumentIssue}s.
    */
-  check(tool: string, schema: ObjectSchema, args: unknown): Record<string, unknown> {
+  async check(tool: string, schema: ObjectSchema, args: unknown): Promise<Record<string, unknown>> {
     let validate = this.#compiled.get(schema);
     if (!validate) {
-      validate = this.#ajv.compile(schema);
+      validate = await compileSchema(schema);
       this.#compiled.set(schema, validate);
     }
     const value = args ?? {};

@@ -147,7 +147,7 @@ async function callTool(specs: readonly ToolSpec[], name: string, args: unknown,
   const { activeRequests } = context.connection;
   activeRequests.push(requestId);
   try {
-    const valid = context.connection.state.validator.check(name, spec.inputSchema, args);
+    const valid = await context.connection.state.validator.check(name, spec.inputSchema, args);
     return await spec.handler(valid, context);
   } catch (error) {
     return toolError(toWireError(error));
