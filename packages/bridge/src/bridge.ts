@@ -8,7 +8,7 @@ import {
   type HostPort,
   type WireError,
 } from '@agent-spaces/capabilities';
-import { ApprovalDesk } from './approvals.js';
+import { ApprovalDesk, type ApprovalOutcome } from './approvals.js';
 import { isoNow, type AuditEntry } from './audit.js';
 import type { Redactor } from './redact.js';
 import { defaultPolicy } from './policy.js';
@@ -17,7 +17,6 @@ import type {
   ApprovalRequest,
   BridgeOptions,
   CallDecision,
-  CallFinished,
   CallOrigin,
   HostCapability,
   HostFunction,
@@ -32,8 +31,18 @@ export interface Bridge extends HostPort {
   readonly capabilities: readonly HostCapability[];
   /** Pending approval requests; `resolve(id, answer)` answers one. */
   readonly approvals: ApprovalDesk;
-  /** {@link HostPort.call}, plus where the call comes from (its run, session and approval-event listener). */
+  /**
+   * {@link HostPort.call}, plus where the call comes from: its run and session, and who hears its events. The bridge
+   * numbers the call (ids are unique within the bridge, so across the runs and sessions of a space) and that one id
+   * is carried by its events, its approval request, its audit line and its error.
+   */
   call(message: CallMessage, signal: AbortSignal, origin?: CallOrigin): Promise<CallOutcome>;
+  /**
+   * Asks for approval of a whole script before it runs (`policies.approveScripts`), showing its code; the request
+   * (id `script-<runId>`) and its answer reach `origin.onEvent`. Resolves undefined when approved, else the error the
+   * run ends with (`APPROVAL_DENIED`, or `ABORTED` when `signal` aborts while it waits).
+   */
+  approveScript(code: string, origin: CallOrigin & { runId: string }, signal: AbortSignal): Promise<WireError | undefined>;
 }
 
 /** A function as the bridge dispatches it; its params check is compiled on the first call. */
@@ -56,10 +65,13 @@ class CallFailure extends Error {
 }
 
 /**
- * Creates the bridge: `call()` looks the capability and function up among `options.capabilities` only, takes a private
- * copy of the params and validates it against the function's schema (ajv, compiled once per function on first use),
- * applies the policy (asking through `approvals` when it says `ask`), waits for the rate limits, executes, redacts
- * the outcome, appends it to the audit log and returns it. `call()` never rejects (docs/policies.md).
+ * Creates the bridge, the one owner of a call from arrival to outcome: `call()` numbers the call and tells
+ * `origin.onEvent` (`capabilityCall`), looks the capability and function up among `options.capabilities` only, takes
+ * a private copy of the params and validates it against the function's schema (ajv, compiled once per function on
+ * first use), applies the policy (asking through `approvals` when it says `ask`, with `approvalRequired` /
+ * `approvalResolved` events), waits for the rate limits, executes (the handler's `context.progress` becomes `progress`
+ * events), redacts the outcome, appends it to the audit log, tells `capabilityResult` and returns the outcome.
+ * `call()` never rejects (docs/policies.md).
  * @example
  * const bridge = createBridge({ capabilities: await loadCapabilities(dir, ['train-schedule']) });
  * const outcome = await bridge.call({ kind: 'call', capability: 'train-schedule', function: 'getSchedule', params: {} }, signal);
@@ -76,7 +88,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     table.set(capability.id, entries);
   }
   const policy = options.policy ?? defaultPolicy;
-  const { onCall, onResult, redactor, audit } = options;
+  const { redactor, audit } = options;
   const approvals = new ApprovalDesk({
     ...(options.onApproval ? { approver: options.onApproval } : {}),
     ...(options.awaitApprovals ? { awaitResolve: true } : {}),
@@ -101,7 +113,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     await gate(isThenable(decided) ? await untilAborted(decided, signal) : decided, pending, trace, origin);
     if (limiter) await limiter.acquire(pending);
     if (signal.aborted) throw new CallFailure('ABORTED', 'The run was aborted before the call executed');
-    const context: HandlerContext = { capability: entry.capability.exportName, function: entry.fn.sourceName, signal };
+    const context: HandlerContext = { capability: entry.capability.exportName, function: entry.fn.sourceName, signal, progress: progressOf(message, callId, origin) };
     trace.executing = true;
     return entry.fn.execute(params, context);
   }
@@ -127,7 +139,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         throw new CallFailure('POLICY_DENIED', `Policy denied ${label(pending)}: ${decision.reason}`, { reason: decision.reason });
       case 'ask': {
         trace.decision = { kind: 'ask', message: decision.message, approved: false, by };
-        const answer = await askApprover(pending, decision.message, origin);
+        const answer = await ask(callRequest(pending, decision.message, origin), 'capability', pending.signal, origin);
         trace.decision = { ...trace.decision, approved: answer.approved, answeredBy: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) };
         if (!answer.approved) {
           const why = answer.reason ?? (answer.by === 'timeout' ? 'it timed out' : `${answer.by} denied it`);
@@ -140,9 +152,9 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
   }
 
-  /** Asks through the approval desk, telling `origin` when the request is pending and when it is answered. */
-  async function askApprover(pending: PendingCall, message: string, origin: CallOrigin) {
-    const request: ApprovalRequest = {
+  /** The approval request of a pending call, with secrets redacted. */
+  function callRequest(pending: PendingCall, message: string, origin: CallOrigin): ApprovalRequest {
+    return {
       id: pending.id,
       capability: pending.capability.id,
       function: pending.function.name,
@@ -151,12 +163,15 @@ export function createBridge(options: BridgeOptions): Bridge {
       ...(origin.runId ? { runId: origin.runId } : {}),
       ...(origin.sessionId ? { sessionId: origin.sessionId } : {}),
     };
-    const listener = origin.onApprovalEvent;
-    const answer = await approvals.ask(request, pending.signal, () =>
-      listener?.({ type: 'approvalRequired', id: request.id, source: 'capability', capability: request.capability, function: request.function, params: request.params, message: request.message }),
-    );
+  }
+
+  /** Asks through the approval desk, telling `origin` when the request is pending and when it is answered. */
+  async function ask(request: ApprovalRequest, source: 'capability' | 'script', signal: AbortSignal, origin: CallOrigin): Promise<ApprovalOutcome> {
+    const listener = origin.onEvent;
+    const { id, capability, function: fn, params, message } = request;
+    const answer = await approvals.ask(request, signal, () => listener?.({ type: 'approvalRequired', id, source, capability, function: fn, params, message }));
     if (listener && approvals.canAsk) {
-      listener({ type: 'approvalResolved', id: request.id, approved: answer.approved, by: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) });
+      listener({ type: 'approvalResolved', id, approved: answer.approved, by: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) });
     }
     return answer;
   }
@@ -164,16 +179,36 @@ export function createBridge(options: BridgeOptions): Bridge {
   return {
     capabilities,
     approvals,
+    async approveScript(code, origin, signal) {
+      const request: ApprovalRequest = {
+        id: `script-${origin.runId}`,
+        capability: '',
+        function: '',
+        params: { code },
+        message: `Run this script?\n${code}`,
+        runId: origin.runId,
+        ...(origin.sessionId ? { sessionId: origin.sessionId } : {}),
+      };
+      let answer: ApprovalOutcome;
+      try {
+        answer = await ask(request, 'script', signal, origin);
+      } catch {
+        return { code: 'ABORTED', message: 'The run was aborted while its script waited for approval' };
+      }
+      if (answer.approved) return undefined;
+      return { code: 'APPROVAL_DENIED', message: `The script was not approved: ${answer.reason ?? `${answer.by} denied it`}`, data: { by: answer.by } };
+    },
     async call(message, signal, origin = {}) {
       const callId = String(++sequence);
-      const started = onResult || audit ? performance.now() : 0;
-      if (onCall) notify(onCall, { callId, capability: message?.capability, function: message?.function, params: message?.params });
+      const started = performance.now();
+      const { onEvent } = origin;
+      if (onEvent) notify(onEvent, { type: 'capabilityCall', callId, capability: message?.capability, function: message?.function, params: message?.params });
       const trace: Trace = { decision: undefined, executing: false, params: undefined };
       let outcome: CallOutcome;
       try {
         outcome = { ok: true, value: await dispatch(message, signal, callId, trace, origin) };
       } catch (error) {
-        outcome = { ok: false, error: toWire(error, message, signal, trace.executing) };
+        outcome = { ok: false, error: toWire(error, message, callId, signal, trace.executing) };
       }
       if (redactor) outcome = redactor.value(outcome);
       if (audit) {
@@ -181,25 +216,45 @@ export function createBridge(options: BridgeOptions): Bridge {
           audit.append(auditRecord(callId, message, origin, trace, outcome, performance.now() - started, redactor));
         } catch (error) {
           // Fail closed: a call that cannot be put on record does not hand its result back.
-          outcome = { ok: false, error: { code: 'INTERNAL', message: `The audit log could not be written: ${errorMessage(error)}`, capability: String(message?.capability), function: String(message?.function) } };
+          outcome = { ok: false, error: { code: 'INTERNAL', message: `The audit log could not be written: ${errorMessage(error)}`, ...where(message, callId) } };
         }
       }
-      if (onResult) {
-        notify(onResult, {
-          callId,
-          capability: message?.capability,
-          function: message?.function,
-          outcome,
-          durationMs: performance.now() - started,
-          ...(trace.decision ? { decision: trace.decision } : {}),
-        });
+      if (onEvent) {
+        const durationMs = performance.now() - started;
+        notify(
+          onEvent,
+          outcome.ok
+            ? { type: 'capabilityResult', callId, capability: message?.capability, function: message?.function, ok: true, durationMs }
+            : { type: 'capabilityResult', callId, capability: message?.capability, function: message?.function, ok: false, durationMs, error: outcome.error },
+        );
       }
       return outcome;
     },
   };
 }
 
-/** What one call went through, for {@link CallFinished}, the audit log and telling handler errors from internal ones. */
+/** The handler's `context.progress`: each report becomes a `progress` event of the call (a no-op when nobody listens). */
+function progressOf(message: CallMessage, callId: string, origin: CallOrigin): HandlerContext['progress'] {
+  const { onEvent } = origin;
+  if (!onEvent) return ignoreProgress;
+  return (update) => {
+    if (typeof update?.progress !== 'number') return;
+    const { progress, total, message: text } = update;
+    notify(onEvent, {
+      type: 'progress',
+      callId,
+      capability: message.capability,
+      function: message.function,
+      progress,
+      ...(typeof total === 'number' ? { total } : {}),
+      ...(typeof text === 'string' ? { message: text } : {}),
+    });
+  };
+}
+
+function ignoreProgress(): void {}
+
+/** What one call went through, for the audit log and for telling handler errors from internal ones. */
 interface Trace {
   decision: CallDecision | undefined;
   executing: boolean;
@@ -299,14 +354,18 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-function toWire(error: unknown, message: CallMessage, signal: AbortSignal, executed: boolean): WireError {
-  const where = { capability: String(message?.capability), function: String(message?.function) };
+function toWire(error: unknown, message: CallMessage, callId: string, signal: AbortSignal, executed: boolean): WireError {
   if (error instanceof CallFailure) {
-    return { code: error.code, message: error.message, ...where, ...(error.data ? { data: error.data } : {}) };
+    return { code: error.code, message: error.message, ...where(message, callId), ...(error.data ? { data: error.data } : {}) };
   }
-  if (isAgentSpacesError(error)) return { ...error.toWire(), ...where };
-  if (signal.aborted && executed) return { code: 'ABORTED', message: 'The run was aborted during the call', ...where };
-  return { code: executed ? 'HANDLER_ERROR' : 'INTERNAL', message: errorMessage(error), ...where };
+  if (isAgentSpacesError(error)) return { ...error.toWire(), ...where(message, callId) };
+  if (signal.aborted && executed) return { code: 'ABORTED', message: 'The run was aborted during the call', ...where(message, callId) };
+  return { code: executed ? 'HANDLER_ERROR' : 'INTERNAL', message: errorMessage(error), ...where(message, callId) };
+}
+
+/** The fields that place an error: the call's id, capability and function. */
+function where(message: CallMessage, callId: string): Pick<WireError, 'callId' | 'capability' | 'function'> {
+  return { callId, capability: String(message?.capability), function: String(message?.function) };
 }
 
 function errorMessage(error: unknown): string {

@@ -6,18 +6,14 @@ export { createPolicy } from './policy.js';
 export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './rate-limit.js';
 export { createRedactor, placeholderNames, secretsFromEnv, type Redactor } from './redact.js';
 export { loadCapabilities, type LoadOptions } from './load.js';
-export type { McpBinding } from './executors/mcp.js';
 export { createOpenApiExecutor, type OpenApiExecutor, type OpenApiExecutorOptions, type SecretEnv } from './executors/openapi.js';
 export type {
   ApprovalAnswer,
-  ApprovalEventInput,
   ApprovalRequest,
   Approver,
   BridgeOptions,
+  CallEvent,
   CallOrigin,
-  CallDecision,
-  CallFinished,
-  CallStarted,
   HostCapability,
   HostFunction,
   PendingCall,

@@ -96,22 +96,15 @@ export interface ApprovalAnswer {
 /** Answers approval requests: `true`/`false` or an {@link ApprovalAnswer}. */
 export type Approver = (request: ApprovalRequest) => boolean | ApprovalAnswer | Promise<boolean | ApprovalAnswer>;
 
-/** The approval events of one call, as the SDK records them in its run (stamped by the run's emitter). */
-export type ApprovalEventInput = Extract<RunEventInput, { type: 'approvalRequired' | 'approvalResolved' }>;
+/** The events of one call, in order: `capabilityCall`, then `approvalRequired` / `approvalResolved` and `progress` as they happen, then `capabilityResult`. */
+export type CallEvent = Extract<RunEventInput, { type: 'capabilityCall' | 'capabilityResult' | 'approvalRequired' | 'approvalResolved' | 'progress' }>;
 
-/** Where a call comes from: its run and session (for approval requests and the audit log) and who hears its approval events. */
+/** Where a call comes from: its run and session (for approval requests and the audit log) and who hears its events. */
 export interface CallOrigin {
   runId?: string;
   sessionId?: string;
-  onApprovalEvent?: (event: ApprovalEventInput) => void;
-}
-
-/** A call arrived from the sandbox (before lookup, validation and policy). */
-export interface CallStarted {
-  callId: string;
-  capability: string;
-  function: string;
-  params: unknown;
+  /** Hears every {@link CallEvent} of the call, stamped with the bridge's call id. Errors it throws are ignored. */
+  onEvent?: (event: CallEvent) => void;
 }
 
 /** How the policy gate treated a call: the policy's decision, plus the approver's answer when it asked. */
@@ -120,17 +113,6 @@ export type CallDecision = (
   | { kind: 'deny'; reason: string }
   | { kind: 'ask'; message: string; approved: boolean; answeredBy?: string; reason?: string }
 ) & { by?: string };
-
-/** A call finished, successfully or not. */
-export interface CallFinished {
-  callId: string;
-  capability: string;
-  function: string;
-  outcome: CallOutcome;
-  durationMs: number;
-  /** Present when the call reached the policy gate. */
-  decision?: CallDecision;
-}
 
 /** Options of {@link createBridge}. */
 export interface BridgeOptions {
@@ -154,8 +136,4 @@ export interface BridgeOptions {
   redactor?: Redactor;
   /** Receives one record per call, synchronously, before the outcome is returned (see `AuditLog`). */
   audit?: AuditSink;
-  /** Called when a call arrives. Errors it throws are ignored. */
-  onCall?: (event: CallStarted) => void;
-  /** Called when a call finishes. Errors it throws are ignored. */
-  onResult?: (event: CallFinished) => void;
 }

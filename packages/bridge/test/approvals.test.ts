@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBridge, type ApprovalEventInput, type BridgeOptions } from '../src/index.js';
+import { createBridge, type AuditEntry, type BridgeOptions, type CallEvent } from '../src/index.js';
 import { errorOf, memoryCapability, msg } from './fixtures.js';
 
 const signal = new AbortController().signal;
@@ -17,8 +17,8 @@ function setup(options: Partial<BridgeOptions> = {}) {
     { name: 'list', run: () => (ran.push('list'), ['a']) },
   ]);
   const bridge = createBridge({ capabilities: [files], awaitApprovals: true, ...options });
-  const events: ApprovalEventInput[] = [];
-  const origin = { runId: 'run-1', onApprovalEvent: (event: ApprovalEventInput) => events.push(event) };
+  const events: CallEvent[] = [];
+  const origin = { runId: 'run-1', onEvent: (event: CallEvent) => event.type.startsWith('approval') && events.push(event) };
   const del = (path: string, s = signal) => bridge.call(msg('files', 'deleteFile', { path }), s, origin);
   return { bridge, ran, events, del };
 }
@@ -102,7 +102,7 @@ describe('the approval flow', () => {
     const answers: string[] = [];
     const { bridge, del } = setup({
       onApproval: () => new Promise((resolve) => setTimeout(() => resolve({ approved: false, by: 'slow-ui' }), 200)),
-      onResult: (e) => answers.push(e.decision?.kind === 'ask' ? `${e.decision.approved} by ${e.decision.answeredBy}` : ''),
+      audit: { append: (e: AuditEntry) => answers.push(e.decision?.kind === 'ask' ? `${e.decision.approved} by ${e.decision.answeredBy}` : '') },
     });
     const call = del('x.txt');
     const [request] = await pending(bridge);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AgentSpacesError, type CallMessage, type CallOutcome, type HandlerContext, type ObjectSchema } from '@agent-spaces/capabilities';
-import { createBridge, type CallFinished, type CallStarted } from '../src/index.js';
+import { createBridge, type AuditEntry, type CallEvent } from '../src/index.js';
 import { errorOf, memoryCapability, msg } from './fixtures.js';
 
 const signal = new AbortController().signal;
@@ -40,7 +40,7 @@ describe('lookup', () => {
     const bridge = createBridge({ capabilities: [capability] });
     const outcome = await bridge.call(msg('train-schedule', 'getSchedule', { station: 'Central' }), signal);
     expect(outcome).toEqual({ ok: true, value: [{ id: 't1', station: 'Central' }] });
-    expect(seen[0]!.context).toEqual({ capability: 'train-schedule', function: 'get_schedule', signal });
+    expect(seen[0]!.context).toEqual({ capability: 'train-schedule', function: 'get_schedule', signal, progress: expect.any(Function) });
     expect(bridge.capabilities).toEqual([capability]);
   });
 
@@ -215,13 +215,13 @@ describe('execution', () => {
 
   it('turns a thrown handler error into HANDLER_ERROR with its message and no host stack', async () => {
     const error = errorOf(await throwing(new Error('disk full')).call(msg('c', 'f'), signal));
-    expect(error).toEqual({ code: 'HANDLER_ERROR', message: 'disk full', capability: 'c', function: 'f' });
+    expect(error).toEqual({ code: 'HANDLER_ERROR', message: 'disk full', callId: '1', capability: 'c', function: 'f' });
     expect(errorOf(await throwing('plain string').call(msg('c', 'f'), signal)).message).toBe('plain string');
   });
 
   it('keeps the code and data of an AgentSpacesError a handler throws', async () => {
     const error = errorOf(await throwing(new AgentSpacesError('ACCESS_DENIED', 'no', { host: 'x' })).call(msg('c', 'f'), signal));
-    expect(error).toEqual({ code: 'ACCESS_DENIED', message: 'no', data: { host: 'x' }, capability: 'c', function: 'f' });
+    expect(error).toEqual({ code: 'ACCESS_DENIED', message: 'no', data: { host: 'x' }, callId: '1', capability: 'c', function: 'f' });
   });
 
   it('does not run a call whose run is already aborted, and reports a handler failing after abort as ABORTED', async () => {
@@ -271,38 +271,60 @@ describe('execution', () => {
     ]);
   });
 
-  it('reports every call to onCall and onResult, and ignores observers that throw', async () => {
-    const started: CallStarted[] = [];
-    const finished: CallFinished[] = [];
+  it('tells origin.onEvent of every call under one bridge-wide id, and ignores a listener that throws', async () => {
+    const events: CallEvent[] = [];
     const { capability } = trains();
-    const bridge = createBridge({
-      capabilities: [capability],
-      onCall: (e) => {
-        started.push(e);
+    const bridge = createBridge({ capabilities: [capability] });
+    const origin = {
+      onEvent: (e: CallEvent) => {
+        events.push(e);
         throw new Error('observer bug');
       },
-      onResult: (e) => {
-        finished.push(e);
-        throw new Error('observer bug');
-      },
-    });
-    expect((await bridge.call(msg('train-schedule', 'getSchedule', {}), signal)).ok).toBe(true);
-    expect(errorOf(await bridge.call(msg('train-schedule', 'nope'), signal)).code).toBe('FUNCTION_NOT_FOUND');
-    expect(started.map((e) => [e.callId, e.function])).toEqual([
-      ['1', 'getSchedule'],
-      ['2', 'nope'],
+    };
+    expect((await bridge.call(msg('train-schedule', 'getSchedule', {}), signal, origin)).ok).toBe(true);
+    const failed = errorOf(await bridge.call(msg('train-schedule', 'nope'), signal, origin));
+    expect(failed).toMatchObject({ code: 'FUNCTION_NOT_FOUND', callId: '2' });
+    expect(events.map((e) => [e.type, 'callId' in e ? e.callId : undefined])).toEqual([
+      ['capabilityCall', '1'],
+      ['capabilityResult', '1'],
+      ['capabilityCall', '2'],
+      ['capabilityResult', '2'],
     ]);
-    expect(finished[0]).toMatchObject({ callId: '1', outcome: { ok: true }, decision: { kind: 'allow' } });
-    expect(finished[0]!.durationMs).toBeGreaterThanOrEqual(0);
-    expect(finished[1]).toMatchObject({ callId: '2', outcome: { ok: false, error: { code: 'FUNCTION_NOT_FOUND' } } });
-    expect(finished[1]).not.toHaveProperty('decision');
+    expect(events[0]).toEqual({ type: 'capabilityCall', callId: '1', capability: 'train-schedule', function: 'getSchedule', params: {} });
+    expect(events[1]).toMatchObject({ type: 'capabilityResult', callId: '1', ok: true });
+    expect((events[1] as { durationMs: number }).durationMs).toBeGreaterThanOrEqual(0);
+    expect(events[3]).toMatchObject({ type: 'capabilityResult', callId: '2', ok: false, error: { code: 'FUNCTION_NOT_FOUND', callId: '2' } });
   });
 
-  it('records the approver answer in the decision of onResult', async () => {
-    const finished: CallFinished[] = [];
+  it('turns context.progress reports of a handler into progress events of the call', async () => {
+    const events: CallEvent[] = [];
+    const capability = memoryCapability('c', [
+      {
+        name: 'slow',
+        run: (_params, context) => {
+          context.progress({ progress: 1, total: 2 });
+          context.progress({ progress: 2, total: 2, message: 'done' });
+          context.progress({ progress: 'bad' } as never);
+          return 'ok';
+        },
+      },
+    ]);
+    const bridge = createBridge({ capabilities: [capability] });
+    await bridge.call(msg('c', 'slow'), signal, { onEvent: (e) => events.push(e) });
+    expect(events.filter((e) => e.type === 'progress')).toEqual([
+      { type: 'progress', callId: '1', capability: 'c', function: 'slow', progress: 1, total: 2 },
+      { type: 'progress', callId: '1', capability: 'c', function: 'slow', progress: 2, total: 2, message: 'done' },
+    ]);
+    // Without a listener, progress reports go nowhere and harm nothing.
+    expect(await bridge.call(msg('c', 'slow'), signal)).toEqual({ ok: true, value: 'ok' });
+  });
+
+  it('records the approver answer in the decision of the audit entry', async () => {
+    const entries: AuditEntry[] = [];
     const capability = memoryCapability('c', [{ name: 'f', requiresApproval: true, run: () => 'done' }]);
-    const bridge = createBridge({ capabilities: [capability], onApproval: () => true, onResult: (e) => finished.push(e) });
+    const bridge = createBridge({ capabilities: [capability], onApproval: () => true, audit: { append: (e) => entries.push(e) } });
     await bridge.call(msg('c', 'f'), signal);
-    expect(finished[0]!.decision).toEqual({ kind: 'ask', message: 'Allow c.f({})?', approved: true, by: 'requiresApproval', answeredBy: 'approver' });
+    expect(entries[0]!.decision).toEqual({ kind: 'ask', by: 'requiresApproval', approved: true, answeredBy: 'approver' });
+    expect(entries[0]!.callId).toBe('1');
   });
 });

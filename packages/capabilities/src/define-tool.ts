@@ -1,4 +1,5 @@
 import type { JsonSchema } from './json-schema.js';
+import type { RatePeriod } from './rate-periods.js';
 
 /**
  * A parameter in the shorthand of `defineTool()` (seed 002): any JSON Schema for the value plus
@@ -46,12 +47,25 @@ export interface HandlerContext {
   function: string;
   /** Aborted when the run is aborted or times out. */
   signal: AbortSignal;
+  /**
+   * Reports how far the call has got: each report becomes a `progress` event of the run (an MCP server's
+   * `notifications/progress` arrive this way). `progress` grows with each report; with `total`, `progress / total` is
+   * the fraction done.
+   */
+  progress(update: ProgressUpdate): void;
+}
+
+/** One progress report of a running call ({@link HandlerContext.progress}). */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 /** `{ requests, period }`: at most `requests` calls per `period`. */
 export interface RateLimit {
   requests: number;
-  period: 'second' | 'minute' | 'hour' | 'day' | number;
+  period: RatePeriod;
 }
 
 /** Capability-wide settings (`config` in both definition formats). */

@@ -1,34 +1,25 @@
-import { AgentSpacesError, type HandlerContext } from '@agent-spaces/capabilities';
+import { AgentSpacesError, type ExecutorSpec, type HandlerContext } from '@agent-spaces/capabilities';
 import { isRecord } from './config.js';
-import type { McpClientPool, McpProgress } from './pool.js';
+import type { McpClientPool } from './pool.js';
 import { toToolResult } from './result.js';
 import { parseMcpSourceName } from './source-names.js';
-
-/** Options of {@link createMcpExecutor}. */
-export interface McpExecutorOptions {
-  /** Per-call timeout (default: the pool's). */
-  timeoutMs?: number;
-  /** Receives the progress notifications of a call, with the call's context (to turn them into run events). */
-  onProgress?: (progress: McpProgress, context: HandlerContext) => void;
-}
 
 /** Executes one function of an MCP capability: `fn.sourceName` says which tool, resource function or prompt. */
 export type McpExecutor = (fn: { sourceName: string }, params: unknown, context: HandlerContext) => Promise<unknown>;
 
 /**
- * The executor of the capabilities whose `executor` is `{ kind: 'mcp', server }`. A tool with an `outputSchema`
- * resolves to its `structuredContent`, any other tool to `McpToolResult` (`{ content, text }`); `listResources` to the resources,
- * `readResource` to the contents, a prompt function to the prompt's messages. The call is cancelled when
- * `context.signal` aborts.
+ * The one executor of the capabilities whose `executor` is `{ kind: 'mcp', server, toolsHash }`, calling through
+ * `pool`. Before each call the server's current tool list is compared with the build's `toolsHash`: a change fails the
+ * call with `CAPABILITY_STALE` (rebuild). A tool with an `outputSchema` resolves to its `structuredContent`, any other
+ * tool to `McpToolResult` (`{ content, text }`); `listResources` to the resources, `readResource` to the contents, a
+ * prompt function to the prompt's messages. The server's progress notifications go to `context.progress`; the call is
+ * cancelled when `context.signal` aborts.
  */
-export function createMcpExecutor(pool: McpClientPool, server: string, options: McpExecutorOptions = {}): McpExecutor {
+export function createMcpExecutor(pool: McpClientPool, spec: Pick<Extract<ExecutorSpec, { kind: 'mcp' }>, 'server' | 'toolsHash'>): McpExecutor {
+  const { server, toolsHash } = spec;
   return async (fn, params, context) => {
-    const onProgress = options.onProgress;
-    const callOptions = {
-      signal: context.signal,
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(onProgress ? { onProgress: (progress: McpProgress) => onProgress(progress, context) } : {}),
-    };
+    if (toolsHash !== undefined) await pool.checkStale(server, toolsHash);
+    const callOptions = { signal: context.signal, onProgress: context.progress };
     const args = paramsObject(params, context);
     const target = parseMcpSourceName(fn.sourceName);
     switch (target.kind) {

@@ -1,4 +1,4 @@
-import { AgentSpacesError, isAgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, isAgentSpacesError, type ProgressUpdate } from '@agent-spaces/capabilities';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
@@ -21,13 +21,6 @@ export interface McpPoolOptions extends ConnectOptions {
   callTimeoutMs?: number;
 }
 
-/** A progress notification of a running call. */
-export interface McpProgress {
-  progress: number;
-  total?: number;
-  message?: string;
-}
-
 /** Per-call options. */
 export interface McpCallOptions {
   /** Aborting it cancels the request (the server gets `notifications/cancelled`) and rejects with `ABORTED`. */
@@ -35,7 +28,7 @@ export interface McpCallOptions {
   /** Rejects with `TIMEOUT` (and cancels the request) after this many ms. */
   timeoutMs?: number;
   /** Receives the server's progress notifications for this call. */
-  onProgress?: (progress: McpProgress) => void;
+  onProgress?: (progress: ProgressUpdate) => void;
 }
 
 interface Entry {
@@ -206,7 +199,7 @@ export class McpClientPool {
     const requestOptions: RequestOptions = {
       timeout: timeoutMs,
       ...(perCall ? { signal: perCall.signal } : {}),
-      ...(onProgress ? { onprogress: (p: McpProgress) => onProgress({ ...p }) } : {}),
+      ...(onProgress ? { onprogress: (p: ProgressUpdate) => onProgress({ ...p }) } : {}),
     };
     try {
       // Not Promise.race with `connection.lost`: every race would leave a reaction (holding its result) on a promise

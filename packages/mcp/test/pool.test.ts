@@ -2,7 +2,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpClientPool, createMcpExecutor, discover, promptSourceName, type McpProgress } from '../src/index.js';
+import { McpClientPool, createMcpExecutor, discover, promptSourceName } from '../src/index.js';
+import type { ProgressUpdate } from '@agent-spaces/capabilities';
 import { fixture, officialServers, startHttpEverything, tempDir } from './servers.js';
 
 let dir: string;
@@ -120,7 +121,7 @@ describe('cancellation, timeouts and progress', () => {
   });
 
   it("delivers the long-running tool's progress notifications, in order", async () => {
-    const progress: McpProgress[] = [];
+    const progress: ProgressUpdate[] = [];
     await pool.callTool('everything', 'trigger-long-running-operation', { duration: 0.4, steps: 4 }, { onProgress: (p) => progress.push(p) });
     // The SDK client drops a notification that arrives together with the result, so the last step may be missing.
     expect(progress.length).toBeGreaterThanOrEqual(3);
@@ -193,10 +194,10 @@ describe('staleness, secrets and close', () => {
 });
 
 describe('the MCP executor', () => {
-  const context = (fn: string) => ({ capability: 'mcp-everything', function: fn, signal: new AbortController().signal });
+  const context = (fn: string) => ({ capability: 'mcp-everything', function: fn, signal: new AbortController().signal, progress: () => {} });
 
   it('resolves structuredContent for a tool with an outputSchema, { content, text } for one without', async () => {
-    const execute = createMcpExecutor(pool, 'everything');
+    const execute = createMcpExecutor(pool, { server: 'everything' });
     expect(await execute({ sourceName: 'get-structured-content' }, { location: 'New York' }, context('getStructuredContent'))).toEqual({
       temperature: 33,
       conditions: 'Cloudy',
@@ -209,7 +210,7 @@ describe('the MCP executor', () => {
   });
 
   it('dispatches listResources, readResource and prompt functions', async () => {
-    const execute = createMcpExecutor(pool, 'everything');
+    const execute = createMcpExecutor(pool, { server: 'everything' });
     const resources = (await execute({ sourceName: 'resources/list' }, {}, context('listResources'))) as Array<{ uri: string }>;
     const uri = resources.find((r) => r.uri.endsWith('features.md'))?.uri;
     expect(uri).toBeDefined();
@@ -220,7 +221,7 @@ describe('the MCP executor', () => {
   });
 
   it('rejects params that are not an object with INVALID_PARAMS', async () => {
-    const execute = createMcpExecutor(pool, 'everything');
+    const execute = createMcpExecutor(pool, { server: 'everything' });
     expect((await failure(execute({ sourceName: 'echo' }, 'hi', context('echo')))).code).toBe('INVALID_PARAMS');
   });
 
@@ -228,7 +229,7 @@ describe('the MCP executor', () => {
     const http = await startHttpEverything('streamableHttp');
     const httpPool = new McpClientPool({ remote: { type: 'http', url: `http://127.0.0.1:${http.port}/mcp` } });
     try {
-      const execute = createMcpExecutor(httpPool, 'remote');
+      const execute = createMcpExecutor(httpPool, { server: 'remote' });
       expect(await execute({ sourceName: 'get-sum' }, { a: 1, b: 2 }, context('getSum'))).toMatchObject({ text: 'The sum of 1 and 2 is 3.' });
     } finally {
       await httpPool.close();

@@ -1,22 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentSpacesError, type McpServers } from '@agent-spaces/capabilities';
-import type { McpBinding } from '@agent-spaces/bridge';
-import type { McpEnv, McpProgress } from '@agent-spaces/mcp';
+import type { McpClientPool, McpEnv } from '@agent-spaces/mcp';
 
-/** A space's MCP client pool, and the routing of each call's progress notifications to its run. */
+/** A space's MCP client pool and where its servers' configs and `${VAR}` values come from. */
 export interface SpaceMcp {
   /** What `loadCapabilities` binds the space's `mcp` capabilities to. */
-  readonly binding: McpBinding;
+  readonly pool: McpClientPool;
   /** The server configs in use (placeholders unexpanded), e.g. to redact their `${VAR}` values. */
   readonly servers: McpServers;
   /** What their placeholders expand from: the host environment over `<rootDir>/.env`. */
   readonly env: McpEnv;
-  /**
-   * A signal of its own for one call (aborted with the run's), under which the call's progress goes to `report`:
-   * the executor sees it as `context.signal`. Call `done()` when the call has finished.
-   */
-  track(signal: AbortSignal, report: (progress: McpProgress) => void): { signal: AbortSignal; done(): void };
   close(): Promise<void>;
 }
 
@@ -53,20 +47,10 @@ export async function createSpaceMcp(capabilitiesDir: string, ids: readonly stri
   const { McpClientPool, loadMcpEnv } = await import('@agent-spaces/mcp');
   const pool = new McpClientPool(servers, { projectRoot: options.rootDir });
   const env = await loadMcpEnv({ projectRoot: options.rootDir });
-  const reports = new WeakMap<AbortSignal, (progress: McpProgress) => void>();
   return {
-    binding: { pool, onProgress: (progress, context) => reports.get(context.signal)?.(progress) },
+    pool,
     servers,
     env,
-    track(signal, report) {
-      // A controller and a listener cost ~1 µs; AbortSignal.any() ~10 µs per call.
-      const own = new AbortController();
-      const abort = () => own.abort(signal.reason);
-      if (signal.aborted) abort();
-      else signal.addEventListener('abort', abort, { once: true });
-      reports.set(own.signal, report);
-      return { signal: own.signal, done: () => signal.removeEventListener('abort', abort) };
-    },
     close: () => pool.close(),
   };
 }

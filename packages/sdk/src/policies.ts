@@ -1,4 +1,4 @@
-import type { McpServers, PoliciesConfig, RunEventInput, WireError } from '@agent-spaces/capabilities';
+import type { McpServers, PoliciesConfig } from '@agent-spaces/capabilities';
 import {
   AuditLog,
   auditLogFile,
@@ -8,7 +8,6 @@ import {
   readAuditLog,
   secretsFromEnv,
   type Approver,
-  type Bridge,
   type BridgeOptions,
   type HostCapability,
   type PolicyHook,
@@ -78,31 +77,4 @@ function admittedCalls(file: string): { capability: string; function: string; at
   return records
     .filter((r) => (r.decision?.kind === 'allow' || r.decision?.approved === true) && (r.outcome.ok || r.outcome.code !== 'RATE_LIMITED'))
     .map((r) => ({ capability: r.capability, function: r.function, at: Date.parse(r.time) - r.durationMs }));
-}
-
-/**
- * Asks for approval of a whole script before it runs (`policies.approveScripts`), showing its code. Returns undefined
- * when approved, else the `APPROVAL_DENIED` error the run ends with.
- */
-export async function approveScript(
-  bridge: Bridge,
-  code: string,
-  runId: string,
-  record: (event: RunEventInput) => void,
-  signal: AbortSignal,
-): Promise<WireError | undefined> {
-  const id = `script-${runId}`;
-  const message = `Run this script?\n${code}`;
-  const request = { id, capability: '', function: '', params: { code }, message, runId };
-  let answer;
-  try {
-    answer = await bridge.approvals.ask(request, signal, () =>
-      record({ type: 'approvalRequired', id, source: 'script', capability: '', function: '', params: { code }, message }),
-    );
-  } catch {
-    return { code: 'ABORTED', message: 'The run was aborted while its script waited for approval' };
-  }
-  if (bridge.approvals.canAsk) record({ type: 'approvalResolved', id, approved: answer.approved, by: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) });
-  if (answer.approved) return undefined;
-  return { code: 'APPROVAL_DENIED', message: `The script was not approved: ${answer.reason ?? `${answer.by} denied it`}`, data: { by: answer.by } };
 }

@@ -7,19 +7,26 @@ import {
   CAPABILITY_PREFIX,
   STD_MODULE,
   type AnyToolDefinition,
-  type CallMessage,
-  type CallOutcome,
   type McpServers,
   type PoliciesConfig,
   type HostPort,
   type RunEvent,
   type RunEventInput,
 } from '@agent-spaces/capabilities';
-import { createBridge, loadCapabilities, type Approvals, type Approver, type Bridge, type PolicyHook, type RuntimeHandlers } from '@agent-spaces/bridge';
+import {
+  createBridge,
+  loadCapabilities,
+  type Approvals,
+  type Approver,
+  type Bridge,
+  type CallOrigin,
+  type PolicyHook,
+  type RuntimeHandlers,
+} from '@agent-spaces/bridge';
 import { Sandbox, SANDBOX_GLOBALS_DTS, type RunLimits, type RunOutcome, type SandboxSession } from '@agent-spaces/runtime';
 import { STD_DTS, STD_MODULE_SOURCE, createStdCapability } from '@agent-spaces/std';
-import { createSpaceMcp, type SpaceMcp } from './mcp.js';
-import { approveScript, createGate } from './policies.js';
+import { createSpaceMcp } from './mcp.js';
+import { createGate } from './policies.js';
 import { Run, type RunResult } from './run.js';
 import { Typecheck, type TypecheckDiagnostic } from './typecheck.js';
 
@@ -124,7 +131,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const named = options.capabilities?.filter((c): c is string => typeof c === 'string');
   const builtIds = named ? named.map(capabilityId) : await listBuilt(capabilitiesDir);
   const mcp = await createSpaceMcp(capabilitiesDir, builtIds, { rootDir, ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}) });
-  const built = await loadCapabilities(capabilitiesDir, builtIds, options.handlers, mcp ? { mcp: mcp.binding } : {});
+  const built = await loadCapabilities(capabilitiesDir, builtIds, options.handlers, mcp ? { mcp: mcp.pool } : {});
   // Compiled last, so that a missing built capability cannot leave the temporary folder behind.
   const inline = await buildInline(options.capabilities?.filter((c) => typeof c !== 'string') ?? []);
   const ids = [...builtIds, ...inline.ids];
@@ -165,7 +172,6 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         execute,
         checkByDefault,
         approveScripts,
-        ...(mcp ? { mcp } : {}),
         ...(session ? { sessionId: session.id } : {}),
       }).then((result) => gate.redactor.value(result)),
     );
@@ -217,8 +223,6 @@ interface RunContext {
   checkByDefault: boolean;
   /** Ask for approval of the whole script before it runs. */
   approveScripts: boolean;
-  /** Present when the space has MCP capabilities: their calls get a signal of their own, to route progress events. */
-  mcp?: SpaceMcp;
   sessionId?: string;
 }
 
@@ -231,9 +235,9 @@ async function runCode(
   const started = performance.now();
   const events: RunEvent[] = [];
   const record = (input: RunEventInput) => events.push(emit(input));
-  let calls = 0;
   record({ type: 'runStarted', ...(context.sessionId ? { sessionId: context.sessionId } : {}) });
-  const origin = { runId: events[0]!.runId, ...(context.sessionId ? { sessionId: context.sessionId } : {}), onApprovalEvent: record };
+  const runId = events[0]!.runId;
+  const origin: CallOrigin = { runId, ...(context.sessionId ? { sessionId: context.sessionId } : {}), onEvent: record };
   const finish = (result: RunResult): RunResult => {
     record({ type: 'runFinished', ok: result.ok, durationMs: result.stats.durationMs, capabilityCalls: result.stats.capabilityCalls });
     return result;
@@ -253,35 +257,15 @@ async function runCode(
   }
 
   if (context.approveScripts) {
-    const denied = await approveScript(context.bridge, code, origin.runId, record, options.signal ?? new AbortController().signal);
+    const denied = await context.bridge.approveScript(code, { ...origin, runId }, options.signal ?? new AbortController().signal);
     if (denied) {
       record({ type: 'error', error: denied });
       return finish({ ok: false, error: denied, logs: [], events, stats: { durationMs: performance.now() - started, capabilityCalls: 0 } });
     }
   }
 
-  const port: HostPort = {
-    async call(message: CallMessage, signal: AbortSignal) {
-      const callId = String(++calls);
-      const { capability, function: fn } = message;
-      const t0 = performance.now();
-      record({ type: 'capabilityCall', callId, capability, function: fn, params: message.params });
-      let outcome: CallOutcome;
-      if (context.mcp) {
-        const tracked = context.mcp.track(signal, (p) => record({ type: 'progress', callId, capability, function: fn, ...p }));
-        outcome = await context.bridge.call(message, tracked.signal, origin).finally(() => tracked.done());
-      } else {
-        outcome = await context.bridge.call(message, signal, origin);
-      }
-      const durationMs = performance.now() - t0;
-      record(
-        outcome.ok
-          ? { type: 'capabilityResult', callId, capability, function: fn, ok: true, durationMs }
-          : { type: 'capabilityResult', callId, capability, function: fn, ok: false, durationMs, error: outcome.error },
-      );
-      return outcome;
-    },
-  };
+  const { bridge } = context;
+  const port: HostPort = { call: (message, signal) => bridge.call(message, signal, origin) };
   const outcome = await context.execute(code, {
     port,
     ...(options.signal ? { signal: options.signal } : {}),

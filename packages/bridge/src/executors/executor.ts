@@ -1,5 +1,5 @@
 import type { RuntimeHandlers, HostFunction } from '../types.js';
-import type { McpBinding } from './mcp.js';
+import type { McpClientPool } from '@agent-spaces/mcp';
 
 /** The names of one function, as the loader hands them to an executor. */
 export interface FunctionRef {
@@ -14,7 +14,7 @@ export interface ExecutorContext {
   /** The capability's build folder (`<outDir>/<id>`). */
   dir: string;
   handlers: RuntimeHandlers | undefined;
-  mcp: McpBinding | undefined;
+  mcp: McpClientPool | undefined;
 }
 
 /** Binds a capability's functions to the place their calls go. */

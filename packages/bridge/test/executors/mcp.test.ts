@@ -64,7 +64,7 @@ describe('mcp executor', () => {
   });
 
   it('calls the tool named by sourceName through the pool and resolves to its structured result', async () => {
-    const bridge = createBridge({ capabilities: await loadCapabilities(outDir, ['mcp-memory'], undefined, { mcp: { pool } }) });
+    const bridge = createBridge({ capabilities: await loadCapabilities(outDir, ['mcp-memory'], undefined, { mcp: pool }) });
     const created = await bridge.call(
       msg('mcp-memory', 'createEntities', { entities: [{ name: 'Central', entityType: 'station', observations: ['platform 4'] }] }),
       signal,
@@ -75,19 +75,19 @@ describe('mcp executor', () => {
   });
 
   it('validates params against the tool schema before anything is sent', async () => {
-    const bridge = createBridge({ capabilities: await loadCapabilities(outDir, ['mcp-memory'], undefined, { mcp: { pool } }) });
+    const bridge = createBridge({ capabilities: await loadCapabilities(outDir, ['mcp-memory'], undefined, { mcp: pool }) });
     const outcome = await bridge.call(msg('mcp-memory', 'createEntities', { entities: [{ name: 'x' }] }), signal);
     expect(errorOf(outcome).code).toBe('INVALID_PARAMS');
   });
 
   it('asks for approval of a destructive tool under the default policy', async () => {
-    const bridge = createBridge({ capabilities: await loadCapabilities(outDir, ['mcp-memory'], undefined, { mcp: { pool } }) });
+    const bridge = createBridge({ capabilities: await loadCapabilities(outDir, ['mcp-memory'], undefined, { mcp: pool }) });
     const outcome = await bridge.call(msg('mcp-memory', 'deleteEntities', { entityNames: ['Central'] }), signal);
     expect(errorOf(outcome).code).toBe('APPROVAL_DENIED');
   });
 
   it('fails every call with CAPABILITY_STALE when the tools differ from the build', async () => {
-    const bridge = createBridge({ capabilities: await loadCapabilities(outDir, ['mcp-memory-old'], undefined, { mcp: { pool } }) });
+    const bridge = createBridge({ capabilities: await loadCapabilities(outDir, ['mcp-memory-old'], undefined, { mcp: pool }) });
     const error = errorOf(await bridge.call(msg('mcp-memory-old', 'readGraph', {}), signal));
     expect(error).toMatchObject({ code: 'CAPABILITY_STALE', data: { server: 'memory', actualHash: toolsHash } });
     expect(error.message).toContain('agent-spaces capabilities build');
