@@ -13,8 +13,9 @@ let space: Space;
 const crm = defineTool({
   name: 'crm',
   functions: {
-    lookup: { parameters: { name: { type: 'string' } }, handler: ({ name }) => ({ name, tier: 'gold' }) },
+    lookup: { description: 'Look a customer up', parameters: { name: { type: 'string' } }, handler: ({ name }) => ({ name, tier: 'gold' }) },
     openTicket: {
+      description: 'Open a support ticket',
       parameters: { title: { type: 'string' } },
       requiresApproval: true,
       handler: ({ title }) => `ticket: ${title}`,
