@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_BIN, runCli } from './fixtures/cli.js';
 
@@ -32,7 +33,7 @@ function cliInTerminal(answer: string, ...args: string[]): Promise<{ code: numbe
     child.stderr.on('data', (chunk: Buffer) => (screen += chunk.toString()));
     child.on('exit', (code) => {
       clearTimeout(timer);
-      resolve({ code: code ?? 1, screen: screen.replace(/\x1b\[[0-9;]*m/g, '') });
+      resolve({ code: code ?? 1, screen: stripVTControlCharacters(screen) });
     });
   });
 }

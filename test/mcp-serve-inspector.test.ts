@@ -31,14 +31,15 @@ let dir: string;
 let server: ChildProcess;
 let url: string;
 
-async function inspect(...args: string[]): Promise<any> {
+/** Runs the inspector CLI against the server; resolves with its JSON answer, typed by the caller. */
+async function inspect<T>(...args: string[]): Promise<T> {
   const { stdout } = await run(
     process.execPath,
     [inspector, '--cli', url, '--transport', 'http', '--header', `Authorization: Bearer ${TOKEN}`, ...args],
     // The inspector finds its own package.json relative to the working directory: run it from its build folder.
     { cwd: dirname(inspector), timeout: 60_000 },
   );
-  return JSON.parse(stdout.slice(stdout.indexOf('{')));
+  return JSON.parse(stdout.slice(stdout.indexOf('{'))) as T;
 }
 
 beforeAll(async () => {
@@ -77,13 +78,13 @@ afterAll(async () => {
 
 describe('mcp serve with the MCP Inspector CLI', () => {
   it('lists the code-mode tools', async () => {
-    const { tools } = await inspect('--method', 'tools/list');
-    const names = tools.map((t: { name: string }) => t.name);
+    const { tools } = await inspect<{ tools: { name: string }[] }>('--method', 'tools/list');
+    const names = tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['execute', 'search_capabilities', 'describe_capabilities', 'create_session', 'inject']));
   });
 
   it('calls execute and gets the result of the script', async () => {
-    const result = await inspect(
+    const result = await inspect<{ isError?: boolean; content: { text: string }[] }>(
       '--method',
       'tools/call',
       '--tool-name',

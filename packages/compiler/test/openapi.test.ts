@@ -262,7 +262,7 @@ describe('results, compositions and circular references', () => {
 
   it('keeps circular component schemas as named $defs', async () => {
     const result = await readOpenApiSource({ name: 'circular', spec: join(examples, '3.0/json/circular.json') }, context());
-    const returns = result.capabilities[0]!.functions[0]!.returns as Record<string, any>;
+    const returns = result.capabilities[0]!.functions[0]!.returns;
     // 404 is no success: the only 2xx (200) has no content.
     expect(returns).toBeUndefined();
     const cap = await capability(
@@ -294,10 +294,10 @@ describe('results, compositions and circular references', () => {
         },
       ),
     );
-    const defs = (fn(cap, 'pet').returns as { $defs: Record<string, any> }).$defs;
+    const defs = (fn(cap, 'pet').returns as { $defs: Record<string, unknown> }).$defs;
     expect(Object.keys(defs)).toEqual(['AnyPet', 'Base', 'Cat', 'Dog']);
     expect(defs.AnyPet).toEqual({ oneOf: [{ $ref: '#/$defs/Cat' }, { $ref: '#/$defs/Dog' }], discriminator: { propertyName: 'kind', mapping: { cat: '#/$defs/Cat' } } });
-    expect(defs.Cat.allOf[1].properties.lives).toEqual({ type: ['integer', 'null'] });
+    expect(defs.Cat).toMatchObject({ allOf: [{}, { properties: { lives: { type: ['integer', 'null'] } } }] });
     expect(strictErrors({ '/demo.d.ts': emitDeclarations(cap).text })).toEqual([]);
   });
 });

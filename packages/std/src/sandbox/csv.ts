@@ -1,7 +1,7 @@
 import { describeType, StdError } from './errors.js';
 
 /** Options of {@link parse}. */
-export interface CsvParseOptions {
+interface CsvParseOptions {
   /** Field separator, one character (default `,`). */
   delimiter?: string;
   /** Treat the first row as column names and return one object per row (default false). */
@@ -11,7 +11,7 @@ export interface CsvParseOptions {
 }
 
 /** Options of {@link stringify}. */
-export interface CsvStringifyOptions {
+interface CsvStringifyOptions {
   /** Field separator, one character (default `,`). */
   delimiter?: string;
   /** Columns to write, in order. Default for objects: every key, in order of first appearance. */
@@ -28,9 +28,9 @@ export interface CsvStringifyOptions {
  * unterminated quote, text after a closing quote, a row with the wrong number of fields under a header) throws a
  * `StdError` with code `INVALID_CSV` naming the line.
  */
-export function parse(text: string, options: CsvParseOptions & { header: true }): Record<string, string>[];
-export function parse(text: string, options?: CsvParseOptions): string[][];
-export function parse(text: string, options: CsvParseOptions = {}): string[][] | Record<string, string>[] {
+function parse(text: string, options: CsvParseOptions & { header: true }): Record<string, string>[];
+function parse(text: string, options?: CsvParseOptions): string[][];
+function parse(text: string, options: CsvParseOptions = {}): string[][] | Record<string, string>[] {
   if (typeof text !== 'string') throw new StdError('INVALID_ARGUMENT', `csv.parse expects a string, got ${describeType(text)}`);
   const delimiter = checkDelimiter(options.delimiter, 'csv.parse');
   const rows = readRows(text, delimiter, options.skipEmptyLines ?? true);
@@ -54,7 +54,7 @@ export function parse(text: string, options: CsvParseOptions = {}): string[][] |
  * Writes rows (arrays of cells, or objects) as CSV, quoting cells that hold the delimiter, a quote or a line break.
  * `null`/`undefined` become empty cells, dates ISO strings, other objects JSON. No line break is added at the end.
  */
-export function stringify(rows: readonly unknown[], options: CsvStringifyOptions = {}): string {
+function stringify(rows: readonly unknown[], options: CsvStringifyOptions = {}): string {
   if (!Array.isArray(rows)) throw new StdError('INVALID_ARGUMENT', `csv.stringify expects an array of rows, got ${describeType(rows)}`);
   const delimiter = checkDelimiter(options.delimiter, 'csv.stringify');
   const newline = options.newline ?? '\r\n';

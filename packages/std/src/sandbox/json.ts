@@ -1,7 +1,7 @@
 import { describeType, StdError } from './errors.js';
 
 /** Options of {@link stringify}. */
-export interface JsonStringifyOptions {
+interface JsonStringifyOptions {
   /** Spaces (or a string) to indent nested levels with; compact when absent. */
   indent?: number | string;
   /** Write object keys in sorted order (stable output for hashing and diffs). */
@@ -36,7 +36,7 @@ export function parse<T = unknown>(text: string, reviver?: Reviver): T {
  * Serializes a value as JSON. Values JSON cannot hold (a top-level `undefined`, a function, a symbol) and failures
  * (a circular structure, a BigInt) throw a `StdError` with code `INVALID_ARGUMENT`.
  */
-export function stringify(value: unknown, options: JsonStringifyOptions = {}): string {
+function stringify(value: unknown, options: JsonStringifyOptions = {}): string {
   let text: string | undefined;
   try {
     text = JSON.stringify(value, options.sortKeys ? sortKeys : undefined, options.indent);

@@ -1,10 +1,10 @@
 import { describeType, StdError } from './errors.js';
 
 /** A point in time: a `Date`, an ISO 8601 string, or milliseconds since the epoch. */
-export type TimeInput = Date | string | number;
+type TimeInput = Date | string | number;
 
 /** An amount of time by unit; years and months count calendar months (in UTC), the rest fixed lengths. */
-export interface Duration {
+interface Duration {
   years?: number;
   months?: number;
   weeks?: number;
@@ -16,10 +16,10 @@ export interface Duration {
 }
 
 /** Units {@link diff} measures in. */
-export type TimeUnit = 'milliseconds' | 'seconds' | 'minutes' | 'hours' | 'days' | 'weeks';
+type TimeUnit = 'milliseconds' | 'seconds' | 'minutes' | 'hours' | 'days' | 'weeks';
 
 /** Options of {@link format}: `Intl.DateTimeFormat` options plus the locale. */
-export interface TimeFormatOptions extends Intl.DateTimeFormatOptions {
+interface TimeFormatOptions extends Intl.DateTimeFormatOptions {
   /** BCP 47 locale (default `en-US`). */
   locale?: string;
 }
@@ -38,7 +38,7 @@ const ISO_DURATION = /^P(?:(\d+(?:[.,]\d+)?)Y)?(?:(\d+(?:[.,]\d+)?)M)?(?:(\d+(?:
 const DURATION_KEYS = ['years', 'months', 'weeks', 'days', 'hours', 'minutes', 'seconds'] as const;
 
 /** The current time. */
-export function now(): Date {
+function now(): Date {
   return new Date();
 }
 
@@ -46,7 +46,7 @@ export function now(): Date {
  * Parses an ISO 8601 date or date-time (`2025-01-15`, `2025-01-15T10:30`, `2025-01-15T10:30:00.5+01:00`). Without an
  * offset the time is UTC. Anything else throws a `StdError` with code `INVALID_TIME`.
  */
-export function parse(text: string): Date {
+function parse(text: string): Date {
   if (typeof text !== 'string') throw new StdError('INVALID_TIME', `time.parse expects a string, got ${describeType(text)}`);
   const m = ISO_DATE_TIME.exec(text.trim());
   if (!m) throw new StdError('INVALID_TIME', `"${text}" is not an ISO 8601 date or date-time (e.g. 2025-01-15T10:30:00Z)`);
@@ -69,7 +69,7 @@ export function parse(text: string): Date {
  * Formats a time as ISO 8601. In UTC by default (`2025-01-15T09:30:00.000Z`); with `timeZone` (an IANA name such as
  * `Europe/Oslo`) as that zone's wall-clock time with its offset (`2025-01-15T10:30:00.000+01:00`).
  */
-export function toISO(input: TimeInput, options: { timeZone?: string } = {}): string {
+function toISO(input: TimeInput, options: { timeZone?: string } = {}): string {
   const date = toDate(input, 'time.toISO');
   if (options.timeZone === undefined) return date.toISOString();
   const parts = wallClock(date, options.timeZone);
@@ -88,14 +88,14 @@ export function toISO(input: TimeInput, options: { timeZone?: string } = {}): st
  * Formats a time for people with `Intl.DateTimeFormat` (default locale `en-US`, default time zone UTC), e.g.
  * `format(t, { timeZone: 'Asia/Tokyo', dateStyle: 'medium', timeStyle: 'short' })`.
  */
-export function format(input: TimeInput, options: TimeFormatOptions = {}): string {
+function format(input: TimeInput, options: TimeFormatOptions = {}): string {
   const date = toDate(input, 'time.format');
   const { locale = 'en-US', ...intl } = options;
   return formatter(locale, { timeZone: 'UTC', ...intl }).format(date);
 }
 
 /** Adds a duration (a {@link Duration} or an ISO 8601 duration such as `P1DT2H`; negative amounts subtract). */
-export function add(input: TimeInput, duration: Duration | string): Date {
+function add(input: TimeInput, duration: Duration | string): Date {
   const date = toDate(input, 'time.add');
   const d = typeof duration === 'string' ? parseDuration(duration) : checkDuration(duration);
   const months = (d.years ?? 0) * 12 + (d.months ?? 0);
@@ -111,7 +111,7 @@ export function add(input: TimeInput, duration: Duration | string): Date {
 }
 
 /** `to - from` in `unit` (default milliseconds); fractional when the difference is not a whole number of units. */
-export function diff(from: TimeInput, to: TimeInput, unit: TimeUnit = 'milliseconds'): number {
+function diff(from: TimeInput, to: TimeInput, unit: TimeUnit = 'milliseconds'): number {
   if (!Object.hasOwn(UNIT_MS, unit)) {
     throw new StdError('INVALID_ARGUMENT', `time.diff: unknown unit "${String(unit)}" (use ${Object.keys(UNIT_MS).join(', ')})`);
   }
@@ -119,7 +119,7 @@ export function diff(from: TimeInput, to: TimeInput, unit: TimeUnit = 'milliseco
 }
 
 /** Parses an ISO 8601 duration (`P1Y2M3DT4H5M6.5S`, `P2W`) into a {@link Duration}. */
-export function parseDuration(text: string): Duration {
+function parseDuration(text: string): Duration {
   const m = typeof text === 'string' && text !== 'P' && !/T$/i.test(text) ? ISO_DURATION.exec(text.trim()) : null;
   if (!m) throw new StdError('INVALID_TIME', `"${String(text)}" is not an ISO 8601 duration (e.g. P1DT2H30M)`);
   const duration: Duration = {};

@@ -1,0 +1,137 @@
+// Lint for the monorepo: typescript-eslint's recommended rules, plus the import rules of docs/architecture.md
+// ("Rules that lint enforces"). Run with `npm run lint` (eslint, then knip).
+import { builtinModules } from 'node:module';
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const PACKAGES = ['capabilities', 'compiler', 'runtime', 'bridge', 'mcp', 'std', 'sdk', 'server', 'cli'];
+
+/** A regex for module names and their subpaths (`typescript`, `typescript/lib/x`); `exact` leaves subpaths out. */
+const modules = (names, { exact = false } = {}) =>
+  `^(${names.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})${exact ? '' : '(/.*)?'}$`;
+/** The workspace packages not listed. */
+const workspaceExcept = (...allowed) => PACKAGES.filter((p) => !allowed.includes(p)).map((p) => `@agent-spaces/${p}`);
+/** Modules the architecture forbids to this package, even as types. */
+const never = (names, why, options) => ({ regex: modules(names, options), caseSensitive: true, message: `docs/architecture.md: ${why}` });
+/** Modules this package loads on first use only: `import type` and `import()` are fine, a static import is not. */
+const lazy = (names, why, options) => ({ ...never(names, why, options), allowTypeImports: true, message: `import() it on first use: ${why}` });
+
+const LAZY_HEAVY = ['typescript', '@modelcontextprotocol/sdk', 'ai'];
+
+/**
+ * One named rule per architecture rule (each a copy of @typescript-eslint/no-restricted-imports, which checks static
+ * import/export only, never import()), so overlapping globs add up instead of overriding each other, and a report
+ * names the rule it breaks: `arch/runtime`, `arch/isolated-vm`, ...
+ */
+const boundaries = [
+  // capabilities: "may import nothing".
+  { name: 'capabilities', files: ['packages/capabilities/src/**'], patterns: [never(workspaceExcept(), 'capabilities imports no workspace package')] },
+  // compiler: "capabilities, mcp (discovery), esbuild, typescript and swagger-parser (lazily)"; the MCP SDK comes through mcp.
+  {
+    name: 'compiler',
+    files: ['packages/compiler/src/**'],
+    patterns: [
+      never([...workspaceExcept('capabilities', 'mcp'), '@modelcontextprotocol/sdk'], 'the compiler imports capabilities and mcp only'),
+      lazy(['typescript', 'esbuild', '@apidevtools/swagger-parser', 'yaml'], 'loading the compiler never loads typescript or esbuild'),
+    ],
+  },
+  // compiler: the root of mcp loads the MCP SDK, so only the lazily imported MCP source imports it statically.
+  {
+    name: 'compiler-mcp',
+    files: ['packages/compiler/src/**'],
+    ignores: ['packages/compiler/src/sources/mcp.ts'],
+    patterns: [lazy(['@agent-spaces/mcp'], 'the root of @agent-spaces/mcp loads the MCP SDK (or import @agent-spaces/mcp/config)', { exact: true })],
+  },
+  // runtime: "capabilities, isolated-vm, esbuild, acorn"; "never imports typescript or the MCP SDK".
+  {
+    name: 'runtime',
+    files: ['packages/runtime/src/**'],
+    patterns: [never([...workspaceExcept('capabilities'), ...LAZY_HEAVY], 'the runtime imports capabilities only, never typescript or the MCP SDK')],
+  },
+  // bridge: "capabilities, mcp, ajv"; the root of mcp (the MCP SDK) only lazily, as the sdk's entry imports the bridge.
+  {
+    name: 'bridge',
+    files: ['packages/bridge/src/**'],
+    patterns: [
+      never([...workspaceExcept('capabilities', 'mcp'), ...LAZY_HEAVY], 'the bridge imports capabilities and mcp only, never typescript or the MCP SDK'),
+      lazy(['@agent-spaces/mcp'], 'the root of @agent-spaces/mcp loads the MCP SDK, and the sdk entry imports the bridge', { exact: true }),
+    ],
+  },
+  // mcp: "capabilities, the MCP SDK".
+  { name: 'mcp', files: ['packages/mcp/src/**'], patterns: [never(workspaceExcept('capabilities'), 'mcp imports capabilities only')] },
+  // std: "capabilities, bridge (types)".
+  {
+    name: 'std',
+    files: ['packages/std/src/**'],
+    patterns: [
+      never([...workspaceExcept('capabilities', 'bridge'), ...LAZY_HEAVY], 'std imports capabilities and bridge types only'),
+      { ...never(['@agent-spaces/bridge'], 'std imports only types from the bridge'), allowTypeImports: true },
+    ],
+  },
+  // sdk: "all of the above", not server or cli; the compiler lazily, and its entry never loads typescript or the MCP SDK.
+  {
+    name: 'sdk',
+    files: ['packages/sdk/src/**'],
+    patterns: [
+      never(['@agent-spaces/sdk', '@agent-spaces/server', '@agent-spaces/cli'], 'the sdk never imports server or cli'),
+      lazy([...LAZY_HEAVY, '@agent-spaces/compiler'], "the SDK's entry does not load typescript or the MCP SDK"),
+      lazy(['@agent-spaces/mcp'], 'the root of @agent-spaces/mcp loads the MCP SDK', { exact: true }),
+    ],
+  },
+  // server: "sdk, bridge, compiler, capabilities, the MCP SDK".
+  {
+    name: 'server',
+    files: ['packages/server/src/**'],
+    patterns: [never(workspaceExcept('sdk', 'bridge', 'compiler', 'capabilities'), 'the server imports sdk, bridge, compiler and capabilities only')],
+  },
+  // cli: "sdk, compiler, server (lazily)" and capabilities; its entry never loads typescript or the MCP SDK.
+  {
+    name: 'cli',
+    files: ['packages/cli/src/**'],
+    patterns: [
+      never(workspaceExcept('sdk', 'compiler', 'server', 'capabilities'), 'the cli imports sdk, compiler, server and capabilities only'),
+      lazy([...LAZY_HEAVY, '@agent-spaces/sdk', '@agent-spaces/compiler', '@agent-spaces/server'], "the CLI's entry does not load typescript or the MCP SDK"),
+    ],
+  },
+  // isolated-vm "appears only in the runtime's sandbox, pool and host-port files".
+  {
+    name: 'isolated-vm',
+    files: ['packages/*/src/**'],
+    ignores: ['packages/runtime/src/sandbox/**', 'packages/runtime/src/pool.ts', 'packages/runtime/src/host-port.ts'],
+    patterns: [never(['isolated-vm'], "isolated-vm is imported only in the runtime's sandbox/, pool.ts and host-port.ts")],
+  },
+  // Code bundled into the isolate (the runtime's prelude, std's sandbox half) has no node builtins to import.
+  {
+    name: 'sandbox-code',
+    files: ['packages/runtime/src/prelude/**', 'packages/std/src/sandbox/**'],
+    patterns: [{ ...never(builtinModules, 'this code runs inside the isolate, where node has no builtins'), regex: `^node:|${modules(builtinModules)}` }],
+  },
+];
+
+const restrictedImports = tseslint.plugin.rules['no-restricted-imports'];
+const arch = { rules: Object.fromEntries(boundaries.map(({ name }) => [name, restrictedImports])) };
+
+export default defineConfig(
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/.agent-spaces/**', 'packages/compiler/test/golden/**'] },
+  {
+    files: [
+      'packages/*/{src,test,scripts,bin}/**/*.{ts,mts,js,mjs}',
+      '{test,bench,scripts}/**/*.{ts,mts,js,mjs}',
+      '*.{ts,js}',
+    ],
+    extends: [js.configs.recommended, tseslint.configs.recommended],
+    languageOptions: { globals: globals.node },
+    plugins: { arch },
+    rules: {
+      // A `let` that closures read before its one assignment (late binding) stays a `let`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  ...boundaries.map(({ name, files, ignores, patterns }) => ({
+    files,
+    ...(ignores && { ignores }),
+    rules: { [`arch/${name}`]: ['error', { patterns }] },
+  })),
+);
