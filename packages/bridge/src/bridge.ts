@@ -23,7 +23,7 @@ import type {
   PendingCall,
   PolicyDecision,
 } from './types.js';
-import { compileParamsCheck, snapshotParams, type ParamIssue, type ParamsCheck } from './validate.js';
+import { compileParamsCheck, paramsCheck, snapshotParams, type ParamIssue, type ParamsCheck } from './validate.js';
 
 /** The host side of every capability call: a {@link HostPort} over a fixed set of capabilities. */
 export interface Bridge extends HostPort {
@@ -45,7 +45,7 @@ export interface Bridge extends HostPort {
   approveScript(code: string, origin: CallOrigin & { runId: string }, signal: AbortSignal): Promise<WireError | undefined>;
 }
 
-/** A function as the bridge dispatches it; its params check is compiled on the first call. */
+/** A function as the bridge dispatches it; its params check is the build's validator, else compiled on the first call. */
 interface Entry {
   capability: HostCapability;
   fn: HostFunction;
@@ -84,7 +84,9 @@ export function createBridge(options: BridgeOptions): Bridge {
       throw new AgentSpacesError('NAME_COLLISION', `Two capabilities have the id '${capability.id}'`, { id: capability.id });
     }
     const entries = new Map<string, Entry>();
-    for (const [name, fn] of capability.functions) entries.set(name, { capability, fn, check: undefined, schemaError: undefined });
+    for (const [name, fn] of capability.functions) {
+      entries.set(name, { capability, fn, check: fn.validator ? paramsCheck(fn.validator) : undefined, schemaError: undefined });
+    }
     table.set(capability.id, entries);
   }
   const policy = options.policy ?? defaultPolicy;

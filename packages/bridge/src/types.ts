@@ -1,3 +1,4 @@
+import type { ValidateFunction } from 'ajv';
 import type { AuditSink } from './audit.js';
 import type { Redactor } from './redact.js';
 import type {
@@ -31,6 +32,8 @@ export interface HostFunction {
   sourceName: string;
   /** Schema the params object is validated against before anything runs. */
   parameters: ObjectSchema;
+  /** `parameters` compiled ahead (from the build's validators file); without it the schema is compiled on the first call. */
+  validator?: ValidateFunction;
   /** Schema of the result, when known (informational: results are not validated). */
   returns?: JsonSchema;
   /** Calls need a person's approval under the default policy. */

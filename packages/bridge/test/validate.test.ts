@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileParamsCheck, compileSchema, snapshotParams } from '../src/validate.js';
+import type { ObjectSchema } from '@agent-spaces/capabilities';
+import { compileParamsCheck, compileSchema, loadValidators, paramsCheck, snapshotParams, validatorsSource } from '../src/validate.js';
 
 const refused = (raw: unknown) => {
   const snapshot = snapshotParams(raw);
@@ -93,5 +94,55 @@ describe('compileParamsCheck', () => {
     const second = await compileParamsCheck({ $id: 'https://example.com/params', type: 'object', properties: { a: { type: 'number' } } });
     expect(first({ a: 'x' })).toBeUndefined();
     expect(second({ a: 'x' })?.[0]?.path).toBe('/a');
+  });
+});
+
+describe('validators compiled at build time', () => {
+  const functions: { name: string; parameters: ObjectSchema }[] = [
+    {
+      name: 'getSchedule',
+      parameters: {
+        type: 'object',
+        properties: { station: { type: 'string', maxLength: 5 }, date: { type: 'string', format: 'date' }, unit: { type: 'string', enum: ['km', 'mi'] } },
+        required: ['station'],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'tuple',
+      parameters: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false } },
+      } as ObjectSchema,
+    },
+    { name: 'broken', parameters: { type: 'object', properties: { p: { type: 'string', pattern: '(' } } } },
+  ];
+  const inputs: unknown[] = [
+    { station: 'Cent' },
+    { station: 'Central' },
+    { station: 'C', date: '2026-11-25', unit: 'km' },
+    { station: 'C', date: 'tomorrow', unit: 'yd', extra: 1 },
+    {},
+    { pair: ['a', 1] },
+    { pair: ['a', 1, 2] },
+    { pair: [1, 'a'] },
+  ];
+
+  it('give the same answers and issues as the schemas compiled at run time, and leave out a schema ajv refuses', async () => {
+    const validators = loadValidators(await validatorsSource(functions));
+    expect([...validators.keys()].sort()).toEqual(['getSchedule', 'tuple']);
+    for (const fn of functions.slice(0, 2)) {
+      const built = paramsCheck(validators.get(fn.name)!);
+      const compiled = await compileParamsCheck(fn.parameters);
+      for (const input of inputs) expect(built(input)).toEqual(compiled(input));
+    }
+    expect(paramsCheck(validators.get('getSchedule')!)({ station: 'C', date: 'tomorrow' })).toEqual([{ path: '/date', message: 'must match format "date"' }]);
+    await expect(compileSchema(functions[2]!.parameters)).rejects.toThrow();
+  });
+
+  it('is an empty module when no schema compiles, and a file that exports no functions gives no validators', async () => {
+    expect(await validatorsSource([functions[2]!])).toBe('');
+    expect(loadValidators('exports.x = 1;').size).toBe(0);
   });
 });
