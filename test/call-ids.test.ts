@@ -63,7 +63,13 @@ describe('one call id', () => {
     const second = await space.run(SCRIPT('deny'));
     const session = space.createSession();
     const third = await session.run(SCRIPT('deny'));
+    // Agent code that catches the error sees the same id on it.
+    const caught = await session.run(`
+      import { crm } from '@capabilities/crm';
+      try { await crm.openTicket({ title: 'deny' }); } catch (e) { if (e instanceof CapabilityError) return [e.code, e.callId]; }
+    `);
     await session.close();
+    expect(caught).toMatchObject({ ok: true, result: ['APPROVAL_DENIED', '7'] });
 
     expect(first.ok).toBe(true);
     expect(idsOf(first)).toEqual({ calls: ['1', '2'], results: ['1', '2'], approvalRequired: ['2'], approvalResolved: ['2'] });
@@ -90,9 +96,10 @@ describe('one call id', () => {
       ['4', 'openTicket', false],
       ['5', 'lookup', true],
       ['6', 'openTicket', false],
+      ['7', 'openTicket', false],
     ]);
     // Each audit line names the run (and session) whose events carry the same call id.
-    expect(records.map((r) => r.runId)).toEqual([first, first, second, second, third, third].map((run) => run.events[0]!.runId));
+    expect(records.map((r) => r.runId)).toEqual([first, first, second, second, third, third, caught].map((run) => run.events[0]!.runId));
     expect(records[5]).toMatchObject({ sessionId: session.id, decision: { kind: 'ask', approved: false, answeredBy: 'test-approver' } });
   });
 });

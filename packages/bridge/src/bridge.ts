@@ -1,9 +1,10 @@
 import {
   AgentSpacesError,
   isAgentSpacesError,
+  isPlainObject,
+  toWireError,
   type CallMessage,
   type CallOutcome,
-  type ErrorCode,
   type HandlerContext,
   type HostPort,
   type WireError,
@@ -51,17 +52,6 @@ interface Entry {
   fn: HostFunction;
   check: ParamsCheck | undefined;
   schemaError: string | undefined;
-}
-
-/** Thrown inside a call to end it with a given wire error. */
-class CallFailure extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly data?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
 }
 
 /**
@@ -114,7 +104,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     const decided = decide(pending);
     await gate(isThenable(decided) ? await untilAborted(decided, signal) : decided, pending, trace, origin);
     if (limiter) await limiter.acquire(pending);
-    if (signal.aborted) throw new CallFailure('ABORTED', 'The run was aborted before the call executed');
+    if (signal.aborted) throw new AgentSpacesError('ABORTED', 'The run was aborted before the call executed');
     const context: HandlerContext = { capability: entry.capability.exportName, function: entry.fn.sourceName, signal, progress: progressOf(message, callId, origin) };
     trace.executing = true;
     return entry.fn.execute(params, context);
@@ -125,7 +115,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       return policy.decide(pending);
     } catch (error) {
       if (isAgentSpacesError(error)) throw error;
-      throw new CallFailure('INTERNAL', `The policy failed on ${label(pending)}: ${errorMessage(error)}`);
+      throw new AgentSpacesError('INTERNAL', `The policy failed on ${label(pending)}: ${errorMessage(error)}`);
     }
   }
 
@@ -138,14 +128,14 @@ export function createBridge(options: BridgeOptions): Bridge {
         return;
       case 'deny':
         trace.decision = { kind: 'deny', reason: decision.reason, by };
-        throw new CallFailure('POLICY_DENIED', `Policy denied ${label(pending)}: ${decision.reason}`, { reason: decision.reason });
+        throw new AgentSpacesError('POLICY_DENIED', `Policy denied ${label(pending)}: ${decision.reason}`, { reason: decision.reason });
       case 'ask': {
         trace.decision = { kind: 'ask', message: decision.message, approved: false, by };
         const answer = await ask(callRequest(pending, decision.message, origin), 'capability', pending.signal, origin);
         trace.decision = { ...trace.decision, approved: answer.approved, answeredBy: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) };
         if (!answer.approved) {
           const why = answer.reason ?? (answer.by === 'timeout' ? 'it timed out' : `${answer.by} denied it`);
-          throw new CallFailure('APPROVAL_DENIED', `${label(pending)} was not approved: ${why}`, { message: decision.message, by: answer.by });
+          throw new AgentSpacesError('APPROVAL_DENIED', `${label(pending)} was not approved: ${why}`, { message: decision.message, by: answer.by });
         }
         return;
       }
@@ -311,13 +301,13 @@ function auditDecision(decision: CallDecision): AuditDecision {
 function lookup(table: Map<string, Map<string, Entry>>, message: CallMessage): Entry {
   const entries = table.get(message.capability);
   if (!entries) {
-    throw new CallFailure('CAPABILITY_NOT_FOUND', `No capability ${quote(message.capability)} in this space`, {
+    throw new AgentSpacesError('CAPABILITY_NOT_FOUND', `No capability ${quote(message.capability)} in this space`, {
       available: [...table.keys()],
     });
   }
   const entry = entries.get(message.function);
   if (!entry) {
-    throw new CallFailure('FUNCTION_NOT_FOUND', `Capability '${message.capability}' has no function ${quote(message.function)}`, {
+    throw new AgentSpacesError('FUNCTION_NOT_FOUND', `Capability '${message.capability}' has no function ${quote(message.function)}`, {
       available: [...entries.keys()],
     });
   }
@@ -342,27 +332,17 @@ async function compileCheck(entry: Entry): Promise<ParamsCheck> {
       entry.schemaError = errorMessage(error);
     }
   }
-  throw new CallFailure('INTERNAL', `The params schema of ${entry.capability.id}.${entry.fn.name} does not compile: ${entry.schemaError}`);
+  throw new AgentSpacesError('INTERNAL', `The params schema of ${entry.capability.id}.${entry.fn.name} does not compile: ${entry.schemaError}`);
 }
 
-function invalidParams(entry: Entry, issues: ParamIssue[]): CallFailure {
+function invalidParams(entry: Entry, issues: ParamIssue[]): AgentSpacesError {
   const text = issues.map((issue) => `params${issue.path}: ${issue.message}`).join('; ');
-  return new CallFailure('INVALID_PARAMS', `Invalid params for ${entry.capability.id}.${entry.fn.name}: ${text}`, { errors: issues });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+  return new AgentSpacesError('INVALID_PARAMS', `Invalid params for ${entry.capability.id}.${entry.fn.name}: ${text}`, { errors: issues });
 }
 
 function toWire(error: unknown, message: CallMessage, callId: string, signal: AbortSignal, executed: boolean): WireError {
-  if (error instanceof CallFailure) {
-    return { code: error.code, message: error.message, ...where(message, callId), ...(error.data ? { data: error.data } : {}) };
-  }
-  if (isAgentSpacesError(error)) return { ...error.toWire(), ...where(message, callId) };
-  if (signal.aborted && executed) return { code: 'ABORTED', message: 'The run was aborted during the call', ...where(message, callId) };
-  return { code: executed ? 'HANDLER_ERROR' : 'INTERNAL', message: errorMessage(error), ...where(message, callId) };
+  if (signal.aborted && executed && !isAgentSpacesError(error)) return { code: 'ABORTED', message: 'The run was aborted during the call', ...where(message, callId) };
+  return { ...toWireError(error, executed ? 'HANDLER_ERROR' : 'INTERNAL'), ...where(message, callId) };
 }
 
 /** The fields that place an error: the call's id, capability and function. */
@@ -392,9 +372,9 @@ function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 
 /** Resolves like `promise`, or rejects with `ABORTED` as soon as `signal` aborts. */
 function untilAborted<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new CallFailure('ABORTED', 'The run was aborted while the call waited'));
+  if (signal.aborted) return Promise.reject(new AgentSpacesError('ABORTED', 'The run was aborted while the call waited'));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new CallFailure('ABORTED', 'The run was aborted while the call waited'));
+    const onAbort = () => reject(new AgentSpacesError('ABORTED', 'The run was aborted while the call waited'));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (value) => {
@@ -418,5 +398,5 @@ function notify<E>(listener: (event: E) => void, event: E): void {
 }
 
 function assertNever(value: never): never {
-  throw new CallFailure('INTERNAL', `Unknown policy decision ${JSON.stringify(value)}`);
+  throw new AgentSpacesError('INTERNAL', `Unknown policy decision ${JSON.stringify(value)}`);
 }

@@ -1,13 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { AgentSpacesError, type RateLimit } from '@agent-spaces/capabilities';
+import { AgentSpacesError, ratePeriodMs, type RateLimit } from '@agent-spaces/capabilities';
 import type { HostCapability, PendingCall } from './types.js';
-
-const PERIOD_MS: Record<Exclude<RateLimit['period'], number>, number> = {
-  second: 1_000,
-  minute: 60_000,
-  hour: 3_600_000,
-  day: 86_400_000,
-};
 
 /** Options of {@link createRateLimiter}. */
 export interface RateLimiterOptions {
@@ -97,7 +90,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter | un
 }
 
 function window(key: string, limit: RateLimit): Window {
-  return { key, requests: limit.requests, periodMs: typeof limit.period === 'number' ? limit.period : PERIOD_MS[limit.period], admitted: [] };
+  return { key, requests: limit.requests, periodMs: ratePeriodMs(limit.period), admitted: [] };
 }
 
 function pick(overrides: Readonly<Record<string, RateLimit>>, keys: string[]): RateLimit | undefined {

@@ -1,6 +1,7 @@
+import { envValue, isPlainObject, placeholdersIn, type PlaceholderEnv } from '@agent-spaces/capabilities';
+
 /** Values shorter than this are not redacted: replacing `1` or `on` everywhere would garble every result. */
 const MIN_SECRET_LENGTH = 4;
-const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
 
 /** Replaces secret values with `[REDACTED:VAR]`. */
 export interface Redactor {
@@ -36,11 +37,11 @@ export function createRedactor(secrets: ReadonlyMap<string, string>): Redactor {
 }
 
 /** `name → value` of the variables among `names` that are set in `env` (default `process.env`). */
-export function secretsFromEnv(names: Iterable<string>, env: Readonly<Record<string, string | undefined>> = process.env): Map<string, string> {
+export function secretsFromEnv(names: Iterable<string>, env: PlaceholderEnv = process.env): Map<string, string> {
   const found = new Map<string, string>();
   for (const name of names) {
-    const value = env[name];
-    if (typeof value === 'string' && value !== '') found.set(name, value);
+    const value = envValue(env, name);
+    if (value !== undefined) found.set(name, value);
   }
   return found;
 }
@@ -51,7 +52,7 @@ export function placeholderNames(value: unknown): string[] {
   const visit = (item: unknown, depth: number): void => {
     if (depth > 32) return;
     if (typeof item === 'string') {
-      for (const match of item.matchAll(PLACEHOLDER)) names.add(match[1]!);
+      for (const name of placeholdersIn(item)) names.add(name);
     } else if (Array.isArray(item)) {
       for (const element of item) visit(element, depth + 1);
     } else if (typeof item === 'object' && item !== null) {
@@ -111,9 +112,8 @@ function redactValue<T>(value: T, text: (input: string) => string, seen: Map<obj
     for (const [key, item] of Object.entries(value)) (copy as unknown as Record<string, unknown>)[key] = again(item);
     return copy as T;
   }
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
-  const copy: Record<string, unknown> = proto === null ? Object.create(null) : {};
+  if (!isPlainObject(value)) return value;
+  const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
   seen.set(value, copy);
   for (const [key, item] of Object.entries(value)) {
     Object.defineProperty(copy, text(key), { value: again(item), enumerable: true, writable: true, configurable: true });

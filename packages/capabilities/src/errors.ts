@@ -2,80 +2,180 @@
  * Error codes and the error class shared by every package. Errors that cross the sandbox boundary travel
  * as {@link WireError} and are rebuilt as classes on the other side; tests assert on `code`, never on text.
  */
+import { isRecord } from './shape.js';
 
+/** Where a code is reported: by the compiler, by a run (to the host, or to agent code), or by `mcp serve`. */
+export type ErrorFamily = 'compile' | 'run' | 'server';
+
+/** What {@link ERROR_CODES} says about one code. */
+export interface ErrorCodeInfo {
+  /** Where the code is reported; a code reported in two places lists both. */
+  readonly families: readonly ErrorFamily[];
+  /** One line for docs/errors.md and the sandbox's declarations. */
+  readonly description: string;
+}
+
+/**
+ * Every stable error code of agent-spaces, with where it is reported and what it means: the one list that the code
+ * types below, agent code's `CapabilityError['code']` and docs/errors.md are derived from.
+ */
+export const ERROR_CODES = {
+  CONFIG_NOT_FOUND: {
+    families: ['compile'],
+    description: 'No config file was found (`data.tried` lists the names looked for), or an MCP config file cannot be read.',
+  },
+  CONFIG_INVALID: {
+    families: ['compile', 'run'],
+    description: 'A config value is malformed (a config key, an `mcpServers` entry, policies, run limits); the message names the file and field.',
+  },
+  SOURCE_NOT_FOUND: { families: ['compile'], description: 'A source path (a definition, a spec, a script to run) names no file.' },
+  SOURCE_UNREADABLE: {
+    families: ['compile'],
+    description: 'A source cannot be read, imported or parsed, or no reader handles its extension.',
+  },
+  INVALID_JSON: { families: ['compile'], description: 'A file is not valid JSON; the message gives line and column.' },
+  INVALID_DEFINITION: {
+    families: ['compile'],
+    description: 'A field of a definition has the wrong shape; the diagnostic points at it with a JSON pointer.',
+  },
+  UNKNOWN_TYPE: {
+    families: ['compile'],
+    description: 'A schema `type` is not one of the seven JSON Schema types, or a shorthand parameter has none.',
+  },
+  BAD_REF: { families: ['compile'], description: 'A `$ref` does not resolve, is remote, or defines a type as itself.' },
+  NAME_COLLISION: { families: ['compile'], description: 'Two functions or two capabilities get the same name or module id.' },
+  TYPE_EXTRACTION_FAILED: {
+    families: ['compile'],
+    description: 'The return type of a `defineTool()` function cannot be emitted as a declaration.',
+  },
+  INVALID_DECLARATIONS: {
+    families: ['compile'],
+    description: 'A declaration file given to the typechecker has a bad name (not a relative `.d.ts` path) or no text.',
+  },
+  UNSUPPORTED_OPERATION: {
+    families: ['compile'],
+    description: 'An OpenAPI operation cannot be turned into a function (multipart, file upload); the rest still builds.',
+  },
+  WRITE_FAILED: { families: ['compile'], description: "The build cannot write a capability's output folder or the index files." },
+  MCP_UNAVAILABLE: {
+    families: ['compile', 'run'],
+    description: 'An MCP server cannot be discovered, started or reached, or went away; `data.reason` says why (`spawn_failed`, `server_exited`, …).',
+  },
+  TIMEOUT: {
+    families: ['run'],
+    description: 'The run exceeded its wall-clock limit, or a call (MCP, OpenAPI) got no answer in time.',
+  },
+  CPU_LIMIT: { families: ['run'], description: 'The run exceeded its CPU-time limit.' },
+  MEMORY_LIMIT: { families: ['run'], description: "The run exceeded its memory limit (the isolate's heap)." },
+  MAX_CALLS: { families: ['run'], description: 'The run made more capability calls than `maxCapabilityCalls` allows.' },
+  PAYLOAD_TOO_LARGE: {
+    families: ['run'],
+    description: "A call's params or result, or the run's result, exceeds `maxPayloadBytes`; `data.direction` says which.",
+  },
+  LOG_LIMIT: { families: ['run'], description: 'The run wrote more console output than `maxLogBytes` allows.' },
+  ABORTED: { families: ['run'], description: "The run was aborted by its caller's signal, or ended while a call was waiting." },
+  SYNTAX_ERROR: {
+    families: ['run'],
+    description: "The agent's code does not parse, or uses a form the runtime does not support (a re-export).",
+  },
+  TYPE_ERROR: {
+    families: ['run'],
+    description: "The agent's code does not typecheck against the space's declarations; `data.diagnostics` lists the errors.",
+  },
+  IMPORT_NOT_FOUND: {
+    families: ['run'],
+    description: "The agent's code imports a module the space does not offer; the message lists what can be imported.",
+  },
+  SCRIPT_ERROR: {
+    families: ['run'],
+    description: "The agent's code threw and did not catch; `data` holds `name`, `message`, `stack` and a `CapabilityError`'s `code`.",
+  },
+  RESULT_NOT_CLONEABLE: {
+    families: ['run'],
+    description: "The run's result cannot be copied out of the sandbox (it holds a function, a symbol, …).",
+  },
+  SESSION_CLOSED: { families: ['run'], description: 'The session was closed before or during the run.' },
+  SPACE_CLOSED: { families: ['run'], description: 'The space (its sandbox) was closed before or during the run.' },
+  CAPABILITY_NOT_FOUND: {
+    families: ['run'],
+    description: 'No capability with that id in the space, no built capability of that id, or no such MCP server.',
+  },
+  FUNCTION_NOT_FOUND: { families: ['run'], description: 'The capability has no function with that name.' },
+  INVALID_PARAMS: {
+    families: ['run'],
+    description: "A call's params do not match the function's schema (or are not plain data); `data.errors` names each field.",
+  },
+  INVALID_RESULT: { families: ['run'], description: "A call's result cannot be copied into the sandbox." },
+  NO_HANDLER: { families: ['run'], description: 'No host handler implements the called function.' },
+  HANDLER_ERROR: {
+    families: ['run'],
+    description: "The function's handler, HTTP endpoint, OpenAPI operation or MCP tool failed; `data` may hold `status` or `mcpCode`.",
+  },
+  APPROVAL_DENIED: {
+    families: ['run'],
+    description: 'The call (or the whole script) needed approval and was denied, timed out or had no approver.',
+  },
+  POLICY_DENIED: { families: ['run'], description: 'A policy rule denies the call.' },
+  RATE_LIMITED: { families: ['run'], description: 'The call is over a rate limit; `data.retryAfterMs` says when a slot frees.' },
+  ACCESS_DENIED: {
+    families: ['run'],
+    description: 'A std function refused a path outside the workspace or a URL it may not reach.',
+  },
+  CAPABILITY_STALE: {
+    families: ['run'],
+    description: "A capability no longer matches its source (an MCP server's tools changed since the build): rebuild.",
+  },
+  INTERNAL: {
+    families: ['run'],
+    description: 'An unexpected failure on the host; a code received from elsewhere that is not one of these is kept as `data.code`.',
+  },
+  SPACE_NOT_FOUND: { families: ['server'], description: 'No space with the given id is served.' },
+  INVALID_FORMAT: { families: ['server'], description: 'An `inject` format other than `compiled` / `structured`.' },
+  SESSION_NOT_FOUND: {
+    families: ['server'],
+    description: 'No session with the given id for this MCP client (never created, closed, expired or evicted).',
+  },
+  INVALID_ARGUMENTS: {
+    families: ['server'],
+    description: 'Tool or prompt arguments are missing or do not match the schema; `data.errors` names each field.',
+  },
+  TOOL_NOT_FOUND: { families: ['server'], description: 'No tool with the given name.' },
+  PROMPT_NOT_FOUND: { families: ['server'], description: 'No prompt with the given name.' },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+/** Every stable error code of agent-spaces (see {@link ERROR_CODES}). */
+export type ErrorCode = keyof typeof ERROR_CODES;
+/** The codes of one {@link ErrorFamily} (of any family, for a union). */
+export type ErrorCodeOf<F extends ErrorFamily> = {
+  [C in ErrorCode]: F extends (typeof ERROR_CODES)[C]['families'][number] ? C : never;
+}[ErrorCode];
 /** Stable codes of errors the compiler reports. */
-export type CompileErrorCode =
-  | 'CONFIG_NOT_FOUND'
-  | 'CONFIG_INVALID'
-  | 'SOURCE_NOT_FOUND'
-  | 'SOURCE_UNREADABLE'
-  | 'INVALID_JSON'
-  | 'INVALID_DEFINITION'
-  | 'UNKNOWN_TYPE'
-  | 'BAD_REF'
-  | 'NAME_COLLISION'
-  | 'TYPE_EXTRACTION_FAILED'
-  | 'INVALID_DECLARATIONS'
-  /** An OpenAPI operation the compiler cannot turn into a function (multipart, file upload); the rest still builds. */
-  | 'UNSUPPORTED_OPERATION'
-  | 'WRITE_FAILED'
-  /** An MCP server could not be discovered; `data.reason` says why (`spawn_failed`, `exited`, …). */
-  | 'MCP_UNAVAILABLE';
-
+export type CompileErrorCode = ErrorCodeOf<'compile'>;
 /** Stable codes of errors a run reports (to the host, or to agent code as `CapabilityError.code`). */
-export type RunErrorCode =
-  | 'TIMEOUT'
-  | 'CPU_LIMIT'
-  | 'MEMORY_LIMIT'
-  | 'MAX_CALLS'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'LOG_LIMIT'
-  | 'ABORTED'
-  | 'SYNTAX_ERROR'
-  | 'TYPE_ERROR'
-  | 'IMPORT_NOT_FOUND'
-  | 'SCRIPT_ERROR'
-  | 'RESULT_NOT_CLONEABLE'
-  | 'SESSION_CLOSED'
-  | 'SPACE_CLOSED'
-  | 'CAPABILITY_NOT_FOUND'
-  | 'FUNCTION_NOT_FOUND'
-  | 'INVALID_PARAMS'
-  | 'INVALID_RESULT'
-  | 'NO_HANDLER'
-  | 'HANDLER_ERROR'
-  | 'APPROVAL_DENIED'
-  | 'POLICY_DENIED'
-  | 'RATE_LIMITED'
-  | 'ACCESS_DENIED'
-  /** An MCP server is unreachable or went away; `data.reason` says why (`spawn_failed`, `server_exited`, …). */
-  | 'MCP_UNAVAILABLE'
-  /** A capability no longer matches its source (an MCP server's tools changed since the build): rebuild. */
-  | 'CAPABILITY_STALE'
-  | 'INTERNAL';
-
+export type RunErrorCode = ErrorCodeOf<'run'>;
 /** Stable codes of errors the MCP server (`agent-spaces mcp serve`) returns as structured tool results. */
-export type ServerErrorCode =
-  /** No space with the given id is served. */
-  | 'SPACE_NOT_FOUND'
-  /** An `inject` format other than `compiled` / `structured`. */
-  | 'INVALID_FORMAT'
-  /** No session with the given id for this MCP client (never created, closed, expired or evicted). */
-  | 'SESSION_NOT_FOUND'
-  /** Tool or prompt arguments are missing or do not match the schema; `data.errors` names each field. */
-  | 'INVALID_ARGUMENTS'
-  /** No tool with the given name. */
-  | 'TOOL_NOT_FOUND'
-  /** No prompt with the given name. */
-  | 'PROMPT_NOT_FOUND';
+export type ServerErrorCode = ErrorCodeOf<'server'>;
 
-/** Every stable error code of agent-spaces. */
-export type ErrorCode = CompileErrorCode | RunErrorCode | ServerErrorCode;
+/**
+ * True when `value` is one of the {@link ERROR_CODES} (of `family`, when given). Check every code received from
+ * across a boundary with it: a code that fails becomes a known one, never a cast.
+ */
+export function isErrorCode<F extends ErrorFamily = ErrorFamily>(value: unknown, family?: F): value is ErrorCodeOf<F> {
+  if (typeof value !== 'string' || !Object.hasOwn(ERROR_CODES, value)) return false;
+  return family === undefined || (ERROR_CODES[value as ErrorCode].families as readonly ErrorFamily[]).includes(family);
+}
+
+/** The codes of `family`, in the order of {@link ERROR_CODES}. */
+export function errorCodesOf<F extends ErrorFamily>(family: F): ErrorCodeOf<F>[] {
+  return Object.keys(ERROR_CODES).filter((code): code is ErrorCodeOf<F> => isErrorCode(code, family));
+}
 
 /** An error as it crosses a boundary (sandbox <-> host, process <-> process): plain data, never a class. */
 export interface WireError {
   code: ErrorCode;
   message: string;
+  /** The bridge's id of the capability call that failed (as in its events, approval request and audit line). */
+  callId?: string;
   capability?: string;
   function?: string;
   data?: Record<string, unknown>;
@@ -107,6 +207,32 @@ export class AgentSpacesError extends Error {
 /** True when `value` is an {@link AgentSpacesError} (also across package copies). */
 export function isAgentSpacesError(value: unknown): value is AgentSpacesError {
   return value instanceof Error && typeof (value as { code?: unknown }).code === 'string' && value.name === 'AgentSpacesError';
+}
+
+/**
+ * Any caught value as a {@link WireError}: the one conversion of an error that leaves its package. An
+ * {@link AgentSpacesError} whose code is one of {@link ERROR_CODES} keeps its code, message and data; anything else
+ * becomes `fallback` with its message (after `prefix: `, when given), and keeps a string `code` it carried as
+ * `data.code`. Never throws.
+ * @example
+ * toWireError(new Error('port broke'), 'INTERNAL', 'The host port failed')
+ * // { code: 'INTERNAL', message: 'The host port failed: port broke' }
+ */
+export function toWireError(error: unknown, fallback: ErrorCode = 'INTERNAL', prefix?: string): WireError {
+  try {
+    if (isAgentSpacesError(error) && isErrorCode(error.code)) {
+      return { code: error.code, message: error.message, ...(isRecord(error.data) ? { data: error.data } : {}) };
+    }
+    const text = error instanceof Error ? error.message : String(error);
+    const code: unknown = isRecord(error) ? error.code : undefined;
+    return {
+      code: fallback,
+      message: prefix === undefined ? text : `${prefix}: ${text}`,
+      ...(typeof code === 'string' ? { data: { code } } : {}),
+    };
+  } catch {
+    return { code: fallback, message: prefix ?? 'An error that cannot be described' };
+  }
 }
 
 /** A problem found while compiling, located by file and JSON pointer; passes return these instead of throwing. */

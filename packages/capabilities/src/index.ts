@@ -20,6 +20,7 @@ export {
   type ParamShorthand,
   type ParamsShorthand,
   type ParamValue,
+  type ProgressUpdate,
   type RateLimit,
   type ToolDefinition,
 } from './define-tool.js';
@@ -38,13 +39,23 @@ export type {
 } from './ir.js';
 export {
   AgentSpacesError,
+  ERROR_CODES,
+  errorCodesOf,
   isAgentSpacesError,
+  isErrorCode,
+  toWireError,
   type CompileErrorCode,
   type ErrorCode,
+  type ErrorCodeInfo,
+  type ErrorCodeOf,
+  type ErrorFamily,
   type RunErrorCode,
   type ServerErrorCode,
   type WireError,
 } from './errors.js';
+export { isPlainObject, isRecord } from './shape.js';
+export { envValue, expandPlaceholders, isEnvName, placeholdersIn, type PlaceholderEnv } from './placeholders.js';
+export { RATE_PERIODS, isRatePeriod, ratePeriodMs, type RatePeriod } from './rate-periods.js';
 export {
   BRIDGE_MODULE,
   CAPABILITY_PREFIX,
@@ -87,3 +98,22 @@ export {
   type PolicyRule,
   type ToolPermission,
 } from './policies.js';
+export {
+  CAPABILITY_FILES,
+  CATALOG_VERSION,
+  DEFAULT_OUT_DIR,
+  OUTPUT_FILES,
+  builtFile,
+  capabilitiesDir,
+  capabilityDir,
+  listBuiltCapabilities,
+  readBuiltFile,
+  readBuiltJson,
+  readCatalog,
+  resolveOutDir,
+  searchWords,
+  type CapabilityCatalog,
+  type CapabilityFileName,
+  type CatalogEntry,
+  type CatalogFunction,
+} from './build-output.js';

@@ -3,6 +3,9 @@
  * allow, ask a person, or deny; how long a person may take; rate limits; which secrets are redacted; the audit log.
  */
 import type { RateLimit } from './define-tool.js';
+import { isEnvName } from './placeholders.js';
+import { RATE_PERIODS, isRatePeriod } from './rate-periods.js';
+import { isRecord } from './shape.js';
 
 /** What a rule decides for a call. */
 export type PolicyAction = 'allow' | 'ask' | 'deny';
@@ -79,7 +82,6 @@ export interface PoliciesConfig {
 
 const ACTIONS: readonly string[] = ['allow', 'ask', 'deny'];
 const PERMISSIONS: readonly string[] = ['never', 'tool', 'always'];
-const PERIODS: readonly string[] = ['second', 'minute', 'hour', 'day'];
 const STRING_OPERATORS = ['startsWith', 'endsWith', 'includes', 'matches', 'within'] as const;
 const NUMBER_OPERATORS = ['lt', 'lte', 'gt', 'gte'] as const;
 const OPERATORS: readonly string[] = [...STRING_OPERATORS, ...NUMBER_OPERATORS, 'equals', 'oneOf', 'exists'];
@@ -127,7 +129,7 @@ function checkField(key: string, item: unknown): string | undefined {
       }
       return undefined;
     case 'secrets':
-      return Array.isArray(item) && item.every((name) => typeof name === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      return Array.isArray(item) && item.every(isEnvName)
         ? undefined
         : 'secrets: must be an array of environment variable names';
     case 'audit':
@@ -195,16 +197,12 @@ function checkMatcher(matcher: unknown): string | undefined {
 function checkRateLimit(limit: unknown): string | undefined {
   if (!isRecord(limit)) return ': must be { requests, period }';
   if (!Number.isInteger(limit.requests) || !((limit.requests as number) > 0)) return '.requests: must be a positive integer';
-  if (!isPositive(limit.period) && !PERIODS.includes(limit.period as string)) {
-    return `.period: must be a positive number of ms or one of ${PERIODS.join(', ')}`;
+  if (!isRatePeriod(limit.period)) {
+    return `.period: must be a positive number of ms or one of ${RATE_PERIODS.join(', ')}`;
   }
   return undefined;
 }
 
 function isPositive(value: unknown): boolean {
   return typeof value === 'number' && value > 0 && Number.isFinite(value);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { isAgentSpacesError } from '@agent-spaces/capabilities';
+import { isAgentSpacesError, toWireError } from '@agent-spaces/capabilities';
 import { commands, type Command } from './commands/index.js';
 import { createOutput, type Output } from './output.js';
 
@@ -44,15 +44,11 @@ export async function runCli(argv: readonly string[], output: Output = createOut
     const run = await command.load();
     return await run({ values: parsed.values, positionals: parsed.positionals, output });
   } catch (error) {
-    if (parsed.values.json) output.out(JSON.stringify({ ok: false, error: errorData(error) }, null, 2));
-    else output.err(`agent-spaces: ${isAgentSpacesError(error) ? `${error.code}: ` : ''}${(error as Error).message ?? String(error)}`);
+    const wire = toWireError(error);
+    if (parsed.values.json) output.out(JSON.stringify({ ok: false, error: wire }, null, 2));
+    else output.err(`agent-spaces: ${isAgentSpacesError(error) ? `${wire.code}: ` : ''}${wire.message}`);
     return 1;
   }
-}
-
-function errorData(error: unknown) {
-  if (isAgentSpacesError(error)) return error.toWire();
-  return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
 }
 
 function usage(): string {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   AgentSpacesError,
+  isRecord,
   type McpRemoteServerConfig,
   type McpServerConfig,
   type McpServers,
@@ -148,10 +149,7 @@ function invalid(where: string, server: string | undefined, field: string | unde
   });
 }
 
-/** True for a plain (non-array, non-null) object. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// Re-exported for discover.ts and executor.ts until they import it from @agent-spaces/capabilities.
 
 /** The message of an error-like value. */
 export function errorText(error: unknown): string {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { AgentSpacesError, isAgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, isAgentSpacesError, isRecord } from '@agent-spaces/capabilities';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Implementation, Prompt, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { errorText, isRecord, type McpServerConfig, type McpServers } from './config.js';
+import { errorText, type McpServerConfig, type McpServers } from './config.js';
 import { connectMcpServer, type ConnectOptions } from './connect.js';
 import { mcpUnavailable } from './errors.js';
 

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, expandPlaceholders, type PlaceholderEnv } from '@agent-spaces/capabilities';
 import { isStdioServer, type McpServerConfig } from './config.js';
 
 /** Variables `${VAR}` placeholders are expanded from. */
-export type McpEnv = Readonly<Record<string, string | undefined>>;
+export type McpEnv = PlaceholderEnv;
 
 /** Where placeholders are expanded from: `env` (default `process.env`) over `<projectRoot>/.env`. */
 export interface McpEnvOptions {
@@ -23,7 +23,6 @@ export interface ExpandedServerConfig {
 
 const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*?)\s*$/;
 const ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
-const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /**
  * Parses `.env` text: `KEY=value` lines, optional `export `, `#` comments, `'literal'` and `"escaped\n"` values.
@@ -78,19 +77,18 @@ export async function loadMcpEnv(options: McpEnvOptions = {}): Promise<McpEnv> {
 export function expandServerConfig(server: string, config: McpServerConfig, env: McpEnv): ExpandedServerConfig {
   const secrets = new Set<string>();
   const expand = (value: string, field: string): string =>
-    value.replace(PLACEHOLDER, (_, name: string, fallback: string | undefined) => {
-      const found = env[name];
-      if (found !== undefined && found !== '') {
-        secrets.add(found);
-        return found;
-      }
-      if (fallback !== undefined) return fallback;
-      throw new AgentSpacesError(
-        'CONFIG_INVALID',
-        `mcpServers.${server}.${field}: \${${name}} is not set (host environment or .env)`,
-        { server, field, variable: name },
-      );
-    });
+    expandPlaceholders(
+      value,
+      env,
+      (name) => {
+        throw new AgentSpacesError('CONFIG_INVALID', `mcpServers.${server}.${field}: \${${name}} is not set (host environment or .env)`, {
+          server,
+          field,
+          variable: name,
+        });
+      },
+      (_, found) => secrets.add(found),
+    );
   const record = (values: Record<string, string> | undefined, field: string) =>
     values && Object.fromEntries(Object.entries(values).map(([key, value]) => [key, expand(value, `${field}.${key}`)]));
 

@@ -1,5 +1,4 @@
-import { AgentSpacesError, type ExecutorSpec, type HandlerContext } from '@agent-spaces/capabilities';
-import { isRecord } from './config.js';
+import { AgentSpacesError, isRecord, type ExecutorSpec, type HandlerContext } from '@agent-spaces/capabilities';
 import type { McpClientPool } from './pool.js';
 import { toToolResult } from './result.js';
 import { parseMcpSourceName } from './source-names.js';

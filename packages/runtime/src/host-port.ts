@@ -1,8 +1,19 @@
 import type ivm from 'isolated-vm';
-import { LOG_LEVELS, type CallMessage, type CallOutcome, type HostPort, type LogLevel, type WireError } from '@agent-spaces/capabilities';
+import {
+  LOG_LEVELS,
+  isErrorCode,
+  isRecord,
+  toWireError,
+  type CallMessage,
+  type CallOutcome,
+  type HostPort,
+  type LogLevel,
+  type RunErrorCode,
+  type WireError,
+} from '@agent-spaces/capabilities';
 import type { RunLimits } from './limits.js';
 import { payloadBytes } from './payload.js';
-import type { MainResult, PreludeApi } from './prelude/contract.js';
+import type { CallError, MainResult, PreludeApi } from './prelude/contract.js';
 
 /** One captured console line. */
 export interface LogEntry {
@@ -33,7 +44,7 @@ export interface ChannelOwner {
 
 const COPY_ARGUMENTS = { arguments: { copy: true } } as const;
 type SettleArguments = Parameters<PreludeApi['settle']>;
-const RUN_ENDED: WireError = { code: 'ABORTED', message: 'The run has ended' };
+const RUN_ENDED: CallError = { code: 'ABORTED', message: 'The run has ended' };
 /**
  * How long (ms) inline agent code may hold the host's event loop: one stretch longer than this sends the run's later
  * outcomes through the isolate's own thread (a run that computes between calls blocks the host at most once),
@@ -81,7 +92,7 @@ export class HostChannel {
   }
 
   /** The call Callback's host side: `undefined` when accepted, else the error that rejects the call at once. */
-  onCall(id: unknown, capability: unknown, fn: unknown, params: unknown): WireError | undefined {
+  onCall(id: unknown, capability: unknown, fn: unknown, params: unknown): CallError | undefined {
     if (this.#ended) return RUN_ENDED;
     if (typeof id !== 'number' || !Number.isSafeInteger(id) || typeof capability !== 'string' || typeof fn !== 'string') {
       return { code: 'INTERNAL', message: 'Malformed call from the sandbox: it needs a safe integer id and string capability and function names' };
@@ -111,7 +122,7 @@ export class HostChannel {
   }
 
   /** The log Callback's host side: `undefined`, or the code of the limit that ended the run. */
-  onLog(level: unknown, message: unknown): string | undefined {
+  onLog(level: unknown, message: unknown): RunErrorCode | undefined {
     if (this.#ended) return RUN_ENDED.code;
     if (!LOG_LEVELS.includes(level as LogLevel) || typeof message !== 'string') return 'INTERNAL';
     const limit = this.#owner.limits.maxLogBytes;
@@ -194,7 +205,7 @@ export class HostChannel {
     if (this.#inFlight > 0) this.#calls?.abort();
   }
 
-  #refuse(error: WireError): WireError {
+  #refuse(error: CallError): CallError {
     this.#effect(() => this.#owner.fail(error));
     return error;
   }
@@ -300,25 +311,27 @@ export class HostChannel {
   }
 }
 
-/** Narrows what the port returned (it is typed, but it crosses a package boundary) to a {@link CallOutcome}. */
+/**
+ * Narrows what the port returned (it is typed, but it crosses a package boundary) to a {@link CallOutcome} for agent
+ * code: an error code that is not a run code becomes `INTERNAL`, with the code received kept as `data.code`.
+ */
 function checkOutcome(outcome: unknown, capability: string, fn: string): CallOutcome {
-  if (typeof outcome === 'object' && outcome !== null) {
-    const o = outcome as Record<string, unknown>;
-    if (o.ok === true) return { ok: true, value: o.value };
-    if (o.ok === false && typeof o.error === 'object' && o.error !== null) {
-      const e = o.error as Record<string, unknown>;
-      if (typeof e.code === 'string' && typeof e.message === 'string') {
-        return {
-          ok: false,
-          error: {
-            code: e.code as WireError['code'],
-            message: e.message,
-            ...(typeof e.capability === 'string' ? { capability: e.capability } : {}),
-            ...(typeof e.function === 'string' ? { function: e.function } : {}),
-            ...(typeof e.data === 'object' && e.data !== null ? { data: e.data as Record<string, unknown> } : {}),
-          },
-        };
-      }
+  if (isRecord(outcome)) {
+    if (outcome.ok === true) return { ok: true, value: outcome.value };
+    const e = outcome.error;
+    if (outcome.ok === false && isRecord(e) && typeof e.code === 'string' && typeof e.message === 'string') {
+      const code = e.code;
+      const data = isRecord(e.data) ? e.data : undefined;
+      const known = isErrorCode(code, 'run');
+      const error: WireError = {
+        code: known ? code : 'INTERNAL',
+        message: e.message,
+        ...(typeof e.callId === 'string' ? { callId: e.callId } : {}),
+        ...(typeof e.capability === 'string' ? { capability: e.capability } : {}),
+        ...(typeof e.function === 'string' ? { function: e.function } : {}),
+        ...(known ? (data ? { data } : {}) : { data: { ...data, code } }),
+      };
+      return { ok: false, error };
     }
   }
   return { ok: false, error: { code: 'INTERNAL', message: `The host returned a malformed outcome for ${capability}.${fn}`, capability, function: fn } };
@@ -330,5 +343,5 @@ export function isTimeout(error: unknown): boolean {
 }
 
 function internal(error: unknown): CallOutcome {
-  return { ok: false, error: { code: 'INTERNAL', message: `The host port failed: ${error instanceof Error ? error.message : String(error)}` } };
+  return { ok: false, error: toWireError(error, 'INTERNAL', 'The host port failed') };
 }

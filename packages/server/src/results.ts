@@ -1,4 +1,4 @@
-import { isAgentSpacesError, type RunEvent, type WireError } from '@agent-spaces/capabilities';
+import type { RunEvent, WireError } from '@agent-spaces/capabilities';
 import type { RunLog, RunResult } from '@agent-spaces/sdk';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
@@ -12,12 +12,6 @@ export function toolError(error: WireError, extra: Record<string, unknown> = {})
   const { code, message, data, capability, function: fn } = error;
   const body = { code, message, ...(capability ? { capability } : {}), ...(fn ? { function: fn } : {}), ...(data ? { data } : {}), ...extra };
   return { isError: true, content: [{ type: 'text', text: encodeJson(body) }] };
-}
-
-/** Any caught value as a wire error: an `AgentSpacesError` keeps its code, anything else is `INTERNAL`. */
-export function toWireError(error: unknown): WireError {
-  if (isAgentSpacesError(error)) return error.toWire();
-  return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
 }
 
 /** One capability call of a run, as `execute` and `send_code` report it (seed 004's event array). */

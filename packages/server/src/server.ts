@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, toWireError } from '@agent-spaces/capabilities';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -14,7 +14,7 @@ import { parseServerConfig, type HeadlessMode, type SpaceDefinition } from './co
 import { Connection, type HostState, type SharedSpaceOptions } from './connection.js';
 import { CODE_INSTRUCTIONS } from './inject.js';
 import { getPrompt, listPrompts } from './prompts.js';
-import { toolError, toWireError } from './results.js';
+import { toolError } from './results.js';
 import { SessionStore } from './sessions.js';
 import { codeTools } from './tools/code.js';
 import { sessionTools } from './tools/sessions.js';

@@ -1,19 +1,18 @@
-import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, expandPlaceholders, type PlaceholderEnv } from '@agent-spaces/capabilities';
 import type { Executor, ExecutorContext, FunctionRef } from './executor.js';
 
 const MAX_BODY_IN_ERROR = 1000;
-const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
  * The `http` executor: `POST <url>` with JSON `{ capability: <id>, function: <sourceName>, params }` and the spec's
  * headers. A 2xx JSON response body is the result (a non-JSON one is returned as text, an empty one as `null`);
- * any other status fails the call with `HANDLER_ERROR` carrying `status`. `${VAR}` in a header value is read from `env`
- * (default `process.env`) at call time, on the host only.
+ * any other status fails the call with `HANDLER_ERROR` carrying `status`. `${VAR}` and `${VAR:-default}` in a header
+ * value are read from `env` (default `process.env`) at call time, on the host only.
  */
 export function httpExecutor(
   spec: { url: string; headers?: Record<string, string> },
   context: ExecutorContext,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: PlaceholderEnv = process.env,
 ): Executor {
   return {
     execute: (fn: FunctionRef) => async (params, handlerContext) => {
@@ -60,15 +59,11 @@ function describeFetchError(error: unknown): string {
   return typeof code === 'string' ? `${error.message} (${code})` : error.message;
 }
 
-function expandHeaders(headers: Record<string, string>, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+function expandHeaders(headers: Record<string, string>, env: PlaceholderEnv): Record<string, string> {
   const expanded: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    expanded[name] = value.replace(PLACEHOLDER, (_, variable: string) => {
-      const found = env[variable];
-      if (found === undefined) {
-        throw new AgentSpacesError('HANDLER_ERROR', `Environment variable ${variable} (used by header ${name}) is not set`, { variable, header: name });
-      }
-      return found;
+    expanded[name] = expandPlaceholders(value, env, (variable) => {
+      throw new AgentSpacesError('HANDLER_ERROR', `Environment variable ${variable} (used by header ${name}) is not set`, { variable, header: name });
     });
   }
   return expanded;

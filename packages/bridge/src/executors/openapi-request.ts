@@ -1,13 +1,15 @@
 import {
   AgentSpacesError,
+  expandPlaceholders,
   type OpenApiAuth,
   type OpenApiExecutorSpec,
   type OpenApiOperationSpec,
   type OpenApiParamSpec,
+  type PlaceholderEnv,
 } from '@agent-spaces/capabilities';
 
 /** The host environment secrets are read from (`process.env` by default). */
-export type SecretEnv = Readonly<Record<string, string | undefined>>;
+export type SecretEnv = PlaceholderEnv;
 
 /** A request ready for `fetch`, plus the secret values it carries (value → variable name) for redaction. */
 export interface PreparedRequest {
@@ -16,7 +18,6 @@ export interface PreparedRequest {
   secrets: ReadonlyMap<string, string>;
 }
 
-const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /** Shorter secret values are not redacted: replacing every `1` in a body would hide more than it protects. */
 const MIN_REDACTED_LENGTH = 4;
 
@@ -89,18 +90,18 @@ export function redact(text: string, secrets: ReadonlyMap<string, string>): stri
 }
 
 function resolveSecrets(template: string, env: SecretEnv, secrets: Map<string, string>, field: string): string {
-  return template.replace(PLACEHOLDER, (_, name: string) => {
-    const value = env[name];
-    if (value === undefined) {
+  return expandPlaceholders(
+    template,
+    env,
+    (name) => {
       throw new AgentSpacesError('HANDLER_ERROR', `Environment variable ${name} (used by ${field}) is not set`, {
         kind: 'secret',
         variable: name,
         field,
       });
-    }
-    secrets.set(value, name);
-    return value;
-  });
+    },
+    (name, value) => secrets.set(value, name),
+  );
 }
 
 function applyAuth(

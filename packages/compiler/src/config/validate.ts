@@ -1,9 +1,9 @@
 import { findOpenApiSourceProblem } from '../sources/openapi/config.js';
-import { findPoliciesProblem, isAgentSpacesError, type AgentSpacesConfig } from '@agent-spaces/capabilities';
+import { findPoliciesProblem, isAgentSpacesError, isRecord, type AgentSpacesConfig } from '@agent-spaces/capabilities';
 import { parseMcpServers } from '@agent-spaces/mcp/config';
 
 /** Checks one config value; returns what is wrong with it (`must be an array of strings`), or undefined when valid. */
-export type ConfigCheck = (value: unknown) => string | undefined;
+type ConfigCheck = (value: unknown) => string | undefined;
 
 const nonEmptyString: ConfigCheck = (value) =>
   typeof value === 'string' && value.length > 0 ? undefined : 'must be a non-empty string';
@@ -13,8 +13,7 @@ const stringArray: ConfigCheck = (value) =>
     ? undefined
     : 'must be an array of non-empty strings';
 
-const object: ConfigCheck = (value) =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? undefined : 'must be an object';
+const object: ConfigCheck = (value) => (isRecord(value) ? undefined : 'must be an object');
 
 const objectArray: ConfigCheck = (value) =>
   Array.isArray(value) && value.every((item) => object(item) === undefined) ? undefined : 'must be an array of objects';
@@ -44,7 +43,7 @@ const openapi: ConfigCheck = (value) => {
  * Every key `agent-spaces.config.*` may set and how it is checked. Adding a config key is one line here
  * (the mapped type makes a key added to `AgentSpacesConfig` without a check a type error).
  */
-export const CONFIG_KEYS: { readonly [K in keyof Required<AgentSpacesConfig>]: ConfigCheck } = {
+const CONFIG_KEYS: { readonly [K in keyof Required<AgentSpacesConfig>]: ConfigCheck } = {
   capabilities: stringArray,
   outDir: nonEmptyString,
   server: object,

@@ -2,7 +2,7 @@
  * Normalization every source shares: schemas in one dialect (parameters always an object schema, draft 3
  * `required: true` moved into `required` arrays) and name checks across functions and capabilities.
  */
-import type { CapabilityIR, Diagnostic, JsonSchema, ObjectSchema } from '@agent-spaces/capabilities';
+import { isRecord, type CapabilityIR, type Diagnostic, type JsonSchema, type ObjectSchema } from '@agent-spaces/capabilities';
 import { isIdentifierName, isModuleId } from './names.js';
 
 type SchemaObject = Record<string, unknown>;
@@ -11,32 +11,28 @@ const SCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', '$defs', 'defini
 const SCHEMA_KEYWORDS = ['items', 'additionalItems', 'additionalProperties', 'not', 'contains', 'if', 'then', 'else'] as const;
 const SCHEMA_LIST_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'] as const;
 
-function isObject(value: unknown): value is SchemaObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * A copy of `schema` with draft 3 `"required": true` on a property moved into its parent's `required` array
  * (and `"required": false` dropped), so validators and the emitter see one dialect. Anything else is kept as is.
  */
 export function normalizeSchema<T>(schema: T): T {
-  if (!isObject(schema)) return schema;
+  if (!isRecord(schema)) return schema;
   const out: SchemaObject = { ...schema };
   for (const keyword of SCHEMA_MAP_KEYWORDS) {
     const map = out[keyword];
-    if (!isObject(map)) continue;
+    if (!isRecord(map)) continue;
     out[keyword] = Object.fromEntries(Object.entries(map).map(([key, value]) => [key, normalizeSchema(value)]));
   }
-  for (const keyword of SCHEMA_KEYWORDS) if (isObject(out[keyword])) out[keyword] = normalizeSchema(out[keyword]);
+  for (const keyword of SCHEMA_KEYWORDS) if (isRecord(out[keyword])) out[keyword] = normalizeSchema(out[keyword]);
   for (const keyword of SCHEMA_LIST_KEYWORDS) {
     const list = out[keyword];
     if (Array.isArray(list)) out[keyword] = list.map((item: unknown) => normalizeSchema(item));
   }
-  if (isObject(out.properties)) {
+  if (isRecord(out.properties)) {
     const required = Array.isArray(out.required) ? [...(out.required as unknown[])] : [];
     const properties: SchemaObject = {};
     for (const [key, value] of Object.entries(out.properties)) {
-      if (isObject(value) && typeof value.required === 'boolean') {
+      if (isRecord(value) && typeof value.required === 'boolean') {
         const { required: flag, ...rest } = value;
         if (flag && !required.includes(key)) required.push(key);
         properties[key] = rest;
@@ -59,7 +55,7 @@ export type ParametersResult = { ok: true; schema: ObjectSchema } | { ok: false;
  */
 export function normalizeParameters(parameters: unknown): ParametersResult {
   if (parameters === undefined || parameters === null) return { ok: true, schema: { type: 'object', properties: {} } };
-  if (!isObject(parameters)) return { ok: false, mustBe: 'must be a JSON Schema object' };
+  if (!isRecord(parameters)) return { ok: false, mustBe: 'must be a JSON Schema object' };
   if (parameters.type !== undefined && parameters.type !== 'object') {
     return { ok: false, mustBe: `must be an object schema (type "object"), not type ${JSON.stringify(parameters.type)}` };
   }

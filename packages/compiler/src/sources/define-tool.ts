@@ -1,9 +1,9 @@
 import { basename, extname, join } from 'node:path';
-import type { CapabilityIR, CompileErrorCode, Diagnostic, FunctionIR } from '@agent-spaces/capabilities';
+import { isRecord, type CapabilityIR, type CompileErrorCode, type Diagnostic, type FunctionIR } from '@agent-spaces/capabilities';
 import { bundleModule, formatBuildError, importCode } from '../bundle.js';
 import { identifier, kebabCase } from '../ir/names.js';
 import { extractDefinitionTypes, registerTypeSource, type DefinitionTypes } from './define-tool/return-types.js';
-import { isRecord, paramsToSchema, pointerJoin, readConfig, type Report } from './define-tool/shorthand.js';
+import { paramsToSchema, pointerJoin, readConfig, type Report } from './define-tool/shorthand.js';
 import type { SourceReader, SourceResult } from './types.js';
 
 const DEFINITION_KEYS = new Set(['name', 'description', 'version', 'functions', 'config']);

@@ -2,11 +2,10 @@
  * Capabilities given as values rather than files (`createSpace({ capabilities: [defineTool({...})] })`): a
  * `defineTool()` value or a JSON definition object. Their calls go to handlers given at run time.
  */
-import type { CapabilityIR, Diagnostic } from '@agent-spaces/capabilities';
+import { isRecord, type CapabilityIR, type Diagnostic } from '@agent-spaces/capabilities';
 import type { ConfigSource } from '../build.js';
 import { identifier, kebabCase } from '../ir/names.js';
 import { toCapability, type Diagnose } from './define-tool.js';
-import { isRecord } from './define-tool/shorthand.js';
 import { readJsonDefinition } from './json-definition.js';
 import type { SourceResult } from './types.js';
 

@@ -3,12 +3,22 @@
  * pointer of the field. Two formats: the capability format (`{ name, functions: [...], config }`) and one
  * OpenAI-style tool (`{ name, description, parameters }`, optionally wrapped in `{ type: 'function', function }`).
  */
-import type { CapabilityConfig, CapabilityIR, Diagnostic, ExecutorSpec, FunctionIR, RateLimit } from '@agent-spaces/capabilities';
+import {
+  RATE_PERIODS,
+  isRatePeriod,
+  isRecord,
+  type CapabilityConfig,
+  type CapabilityIR,
+  type Diagnostic,
+  type ExecutorSpec,
+  type FunctionIR,
+  type RateLimit,
+} from '@agent-spaces/capabilities';
 import { identifier, splitWords } from '../ir/names.js';
 import { normalizeParameters, normalizeReturns } from '../ir/normalize.js';
 
 /** Where a JSON capability's calls go, as written in the file (`module` is relative to the JSON file). */
-export type JsonExecutor =
+type JsonExecutor =
   | { kind: 'module'; module: string }
   | { kind: 'http'; url: string; headers?: Record<string, string> }
   | { kind: 'runtime' };
@@ -32,12 +42,7 @@ export interface JsonDefinitionContext {
 
 type Json = Record<string, unknown>;
 
-const PERIODS = new Set(['second', 'minute', 'hour', 'day']);
 const DEFAULT_VERSION = '0.0.0';
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Collects the `INVALID_DEFINITION` diagnostics of one file while its fields are read. */
 class Checker {
@@ -89,7 +94,7 @@ function readFunction(tool: Json, pointer: string, check: Checker): FunctionIR |
   const parameters = normalizeParameters(tool.parameters);
   if (!parameters.ok) check.error(`${pointer}/parameters`, parameters.mustBe);
   const returns = tool.returns;
-  if (returns !== undefined && !isObject(returns) && typeof returns !== 'boolean') {
+  if (returns !== undefined && !isRecord(returns) && typeof returns !== 'boolean') {
     check.error(`${pointer}/returns`, 'must be a JSON Schema (an object or a boolean)');
   }
   if (name === undefined || !parameters.ok) return undefined;
@@ -112,19 +117,19 @@ function readFunction(tool: Json, pointer: string, check: Checker): FunctionIR |
 }
 
 function readRateLimit(value: unknown, pointer: string, check: Checker): RateLimit | undefined {
-  if (!isObject(value)) return check.error(pointer, 'must be an object { requests, period }');
+  if (!isRecord(value)) return check.error(pointer, 'must be an object { requests, period }');
   const { requests, period } = value;
   if (typeof requests !== 'number' || !Number.isInteger(requests) || requests < 1) {
     check.error(`${pointer}/requests`, 'must be a positive integer');
   }
-  const periodOk = (typeof period === 'string' && PERIODS.has(period)) || (typeof period === 'number' && period > 0);
-  if (!periodOk) check.error(`${pointer}/period`, `must be one of ${[...PERIODS].join(', ')} or a positive number`);
-  return periodOk && typeof requests === 'number' ? { requests, period: period as RateLimit['period'] } : undefined;
+  const periodOk = isRatePeriod(period);
+  if (!periodOk) check.error(`${pointer}/period`, `must be one of ${RATE_PERIODS.join(', ')} or a positive number`);
+  return periodOk && typeof requests === 'number' ? { requests, period } : undefined;
 }
 
 function readConfig(value: unknown, check: Checker): CapabilityConfig {
   if (value === undefined) return {};
-  if (!isObject(value)) return check.error('/config', 'must be an object') ?? {};
+  if (!isRecord(value)) return check.error('/config', 'must be an object') ?? {};
   for (const key of Object.keys(value)) {
     if (key !== 'requiresApproval' && key !== 'rateLimit') check.warn(`/config/${key}`, `config key "${key}" is unknown (known: requiresApproval, rateLimit)`);
   }
@@ -135,7 +140,7 @@ function readConfig(value: unknown, check: Checker): CapabilityConfig {
 
 function readExecutor(value: unknown, check: Checker): JsonExecutor | undefined {
   if (value === undefined) return { kind: 'runtime' };
-  if (!isObject(value)) return check.error('/executor', 'must be an object with a kind (module, http or runtime)');
+  if (!isRecord(value)) return check.error('/executor', 'must be an object with a kind (module, http or runtime)');
   switch (value.kind) {
     case 'runtime':
       return { kind: 'runtime' };
@@ -147,7 +152,7 @@ function readExecutor(value: unknown, check: Checker): JsonExecutor | undefined 
       const url = typeof value.url === 'string' && URL.canParse(value.url) ? new URL(value.url) : undefined;
       if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return check.error('/executor/url', 'must be an http:// or https:// URL');
       const headers = value.headers;
-      if (headers !== undefined && !(isObject(headers) && Object.values(headers).every((h) => typeof h === 'string'))) {
+      if (headers !== undefined && !(isRecord(headers) && Object.values(headers).every((h) => typeof h === 'string'))) {
         return check.error('/executor/headers', 'must be an object of string values');
       }
       return { kind: 'http', url: value.url as string, ...(headers ? { headers: headers as Record<string, string> } : {}) };
@@ -158,14 +163,14 @@ function readExecutor(value: unknown, check: Checker): JsonExecutor | undefined 
 }
 
 /** IR executor of a JSON executor: a handler module is bundled into the output as `host.mjs`. */
-export function outputExecutor(executor: JsonExecutor): ExecutorSpec {
+function outputExecutor(executor: JsonExecutor): ExecutorSpec {
   return executor.kind === 'module' ? { kind: 'module', module: 'host.mjs' } : executor;
 }
 
 /** Reads a parsed JSON definition in either format; `value` is whatever `JSON.parse` returned. */
 export function readJsonDefinition(value: unknown, context: JsonDefinitionContext): JsonDefinitionResult {
   const check = new Checker(context.file);
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     check.error('', 'must be a JSON object');
     return { diagnostics: check.diagnostics };
   }
@@ -181,7 +186,7 @@ export function readJsonDefinition(value: unknown, context: JsonDefinitionContex
       check.error('/functions', 'must be an array of functions (or use the single-tool format { name, description, parameters })');
     }
     const functions = (Array.isArray(value.functions) ? value.functions : []).map((tool: unknown, index) =>
-      isObject(tool) ? readFunction(tool, `/functions/${index}`, check) : check.error(`/functions/${index}`, 'must be an object'),
+      isRecord(tool) ? readFunction(tool, `/functions/${index}`, check) : check.error(`/functions/${index}`, 'must be an object'),
     );
     if (name !== undefined && functions.every((fn) => fn !== undefined)) {
       const base = { id: context.id, exportName: identifier(name), sourceName: name, version: version ?? DEFAULT_VERSION };
@@ -190,7 +195,7 @@ export function readJsonDefinition(value: unknown, context: JsonDefinitionContex
   } else {
     const wrapped = value.type === 'function' && 'function' in value;
     const tool = wrapped ? value.function : value;
-    const fn = isObject(tool) ? readFunction(tool, wrapped ? '/function' : '', check) : check.error('/function', 'must be an object');
+    const fn = isRecord(tool) ? readFunction(tool, wrapped ? '/function' : '', check) : check.error('/function', 'must be an object');
     if (fn) {
       const base = { id: context.id, exportName: identifier(context.baseName), sourceName: context.baseName };
       const description = fn.description !== undefined ? { description: fn.description } : {};

@@ -3,7 +3,7 @@
  * the host directly, the prelude through its esbuild bundle. Agent code never sees any of it: every global named here
  * is deleted before agent code runs.
  */
-import type { LogLevel, WireError } from '@agent-spaces/capabilities';
+import type { LogLevel, RunErrorCode, WireError } from '@agent-spaces/capabilities';
 
 /** Global under which the host hands the prelude its call Callback; the prelude takes and deletes it. */
 export const HOST_CALL_GLOBAL = '__agentSpacesHostCall';
@@ -22,10 +22,13 @@ export const BRIDGE_STASH_GLOBAL = '__agentSpacesBridge';
  * to copy. Returns `undefined` when the call was accepted (its outcome arrives later through
  * {@link PreludeApi.settle}), or an error that rejects the call at once.
  */
-export type HostCall = (id: number, capability: string, fn: string, params: unknown) => WireError | undefined;
+export type HostCall = (id: number, capability: string, fn: string, params: unknown) => CallError | undefined;
 
 /** Sandbox -> host, through the log Callback (sync mode). Returns `undefined`, or the code that ends the run. */
-export type HostLog = (level: LogLevel, message: string) => string | undefined;
+export type HostLog = (level: LogLevel, message: string) => RunErrorCode | undefined;
+
+/** A call's error as the host hands it to the sandbox: agent code sees run codes only (the host port checks them). */
+export type CallError = WireError & { code: RunErrorCode };
 
 /** Sandbox -> host, through the done Callback (sync mode): how the run ended. Throws when `result` cannot be copied. */
 export type HostDone = (result: MainResult) => void;
@@ -46,8 +49,8 @@ export interface ThrownError {
   name: string;
   message: string;
   stack: string | undefined;
-  /** Set when the error is a `CapabilityError`. */
-  capabilityError?: WireError;
+  /** Set when the error is a `CapabilityError`: its fields as the agent's object holds them (`code` unchecked). */
+  capabilityError?: Omit<WireError, 'code'> & { code: string };
   /** True for V8's `RangeError: Array buffer allocation failed` (the memory limit, seen from inside). */
   outOfMemory: boolean;
 }

@@ -2,8 +2,8 @@
  * The error classes agent code sees (`CapabilityError`, `ApprovalDeniedError`) and the description of an uncaught
  * error that the prelude sends back to the host.
  */
-import type { WireError } from '@agent-spaces/capabilities';
-import type { ThrownError } from './contract.js';
+import type { RunErrorCode } from '@agent-spaces/capabilities';
+import type { CallError, ThrownError } from './contract.js';
 import {
   ErrorCtor,
   defineProperty,
@@ -23,8 +23,9 @@ const fromHost = new WeakSet<object>();
 
 /** What `new CapabilityError(...)` takes: the fields of a wire error. */
 interface CapabilityErrorInit {
-  code: string;
+  code: RunErrorCode;
   message: string;
+  callId?: string;
   capability?: string;
   function?: string;
   data?: Record<string, unknown>;
@@ -36,7 +37,8 @@ function own(target: object, key: string, value: unknown): void {
 
 /** A capability call failed: a stable `code`, the `capability` and `function` called, and optional `data`. */
 export class CapabilityError extends ErrorCtor {
-  declare readonly code: string;
+  declare readonly code: RunErrorCode;
+  declare readonly callId: string | undefined;
   declare readonly capability: string;
   declare readonly function: string;
   declare readonly data: Record<string, unknown> | undefined;
@@ -45,6 +47,7 @@ export class CapabilityError extends ErrorCtor {
     super(init.message);
     own(this, 'name', new.target === ApprovalDeniedError ? 'ApprovalDeniedError' : 'CapabilityError');
     own(this, 'code', init.code);
+    own(this, 'callId', init.callId);
     own(this, 'capability', init.capability ?? '');
     own(this, 'function', init.function ?? '');
     own(this, 'data', init.data);
@@ -55,10 +58,11 @@ export class CapabilityError extends ErrorCtor {
 export class ApprovalDeniedError extends CapabilityError {}
 
 /** Rebuilds a wire error from the host as the right class, filling in which call failed. */
-export function capabilityError(error: WireError, capability: string, fn: string): CapabilityError {
+export function capabilityError(error: CallError, capability: string, fn: string): CapabilityError {
   const init: CapabilityErrorInit = {
     code: error.code,
     message: error.message,
+    ...(error.callId === undefined ? {} : { callId: error.callId }),
     capability: error.capability ?? capability,
     function: error.function ?? fn,
     ...(error.data === undefined ? {} : { data: error.data }),
@@ -97,14 +101,16 @@ function isCapabilityError(value: object): boolean {
   return false;
 }
 
-function wireOf(error: object, message: string): WireError {
+function wireOf(error: object, message: string): NonNullable<ThrownError['capabilityError']> {
   const code = ownData(error, 'code');
+  const callId = ownData(error, 'callId');
   const capability = ownData(error, 'capability');
   const fn = ownData(error, 'function');
   const data = weakSetHas(fromHost, error) ? ownData(error, 'data') : undefined;
   return {
-    code: (typeof code === 'string' ? code : 'INTERNAL') as WireError['code'],
+    code: typeof code === 'string' ? code : 'INTERNAL',
     message: clip(message),
+    ...(typeof callId === 'string' ? { callId: stringSlice(callId, 0, 64) } : {}),
     ...(typeof capability === 'string' && capability !== '' ? { capability } : {}),
     ...(typeof fn === 'string' && fn !== '' ? { function: fn } : {}),
     ...(typeof data === 'object' && data !== null ? { data: data as Record<string, unknown> } : {}),

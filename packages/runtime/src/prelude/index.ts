@@ -4,7 +4,7 @@
  * `SharedArrayBuffer`, `Atomics` and `WebAssembly`, leaves `call` for the `agent-spaces:bridge` module and its
  * {@link PreludeApi} for the host. Bundled by esbuild into one script; see `../prelude-source.ts`.
  */
-import type { LogLevel, WireError } from '@agent-spaces/capabilities';
+import type { LogLevel } from '@agent-spaces/capabilities';
 import {
   BRIDGE_STASH_GLOBAL,
   HOST_CALL_GLOBAL,
@@ -13,6 +13,7 @@ import {
   PRELUDE_API_GLOBAL,
   type AgentMain,
   type AgentModule,
+  type CallError,
   type DeclarationGetters,
   type HostCall,
   type HostDone,
@@ -64,7 +65,7 @@ function settle(id: number, ok: boolean, valueOrError: unknown): void {
   if (entry === undefined) return;
   delete pending[id];
   if (ok === true) entry.resolve(valueOrError);
-  else entry.reject(capabilityError(valueOrError as WireError, entry.capability, entry.fn));
+  else entry.reject(capabilityError(valueOrError as CallError, entry.capability, entry.fn));
 }
 
 function run(agent: AgentModule, persist: boolean): void {

@@ -1,4 +1,4 @@
-import { BRIDGE_MODULE, isAgentSpacesError, type WireError } from '@agent-spaces/capabilities';
+import { BRIDGE_MODULE, isAgentSpacesError, toWireError, type WireError } from '@agent-spaces/capabilities';
 import type { TranspiledScript } from '../assemble.js';
 import type { LogEntry } from '../host-port.js';
 import type { RunLimits } from '../limits.js';
@@ -24,9 +24,9 @@ export async function prepare(code: string, modules: ReadonlyMap<string, string>
   try {
     script = await transpileAsync(code);
   } catch (error) {
-    if (!isAgentSpacesError(error)) return { error: { code: 'INTERNAL', message: `Cannot transpile the script: ${String(error)}` } };
-    if (error.code !== 'IMPORT_NOT_FOUND') return { error: error.toWire() };
-    return { error: { code: 'IMPORT_NOT_FOUND', message: `${error.message}. ${importable(modules)}`, data: { available: available(modules) } } };
+    const wire = toWireError(error, 'INTERNAL', 'Cannot transpile the script');
+    if (wire.code !== 'IMPORT_NOT_FOUND') return { error: wire };
+    return { error: { code: 'IMPORT_NOT_FOUND', message: `${wire.message}. ${importable(modules)}`, data: { available: available(modules) } } };
   }
   for (const specifier of script.imports) {
     if (specifier === BRIDGE_MODULE || !modules.has(specifier)) return { error: importNotFound(specifier, modules) };
@@ -59,6 +59,7 @@ export function scriptError(thrown: ThrownError): WireError {
   return {
     code: 'SCRIPT_ERROR',
     message: thrown.message === '' ? thrown.name : `${thrown.name}: ${thrown.message}`,
+    ...(capability?.callId ? { callId: capability.callId } : {}),
     ...(capability?.capability ? { capability: capability.capability } : {}),
     ...(capability?.function ? { function: capability.function } : {}),
     data: {
@@ -111,7 +112,7 @@ export function resultNotCloneable(reason: string): WireError {
 
 /** Maps an error isolated-vm raised while linking or running agent code. */
 export function isolateError(error: unknown, limits: RunLimits, disposed: boolean): WireError {
-  if (isAgentSpacesError(error)) return error.toWire();
+  if (isAgentSpacesError(error)) return toWireError(error);
   const message = error instanceof Error ? error.message : String(error);
   if (/memory limit/i.test(message)) return memoryLimit(limits);
   if (disposed) return { code: 'ABORTED', message: 'The sandbox was closed while the run was going' };
@@ -119,7 +120,7 @@ export function isolateError(error: unknown, limits: RunLimits, disposed: boolea
   if (error instanceof Error && error.name === 'SyntaxError') {
     return { code: 'IMPORT_NOT_FOUND', message: `Cannot link the script: ${message}`, data: { detail: message } };
   }
-  return { code: 'INTERNAL', message: `The sandbox failed: ${message}` };
+  return toWireError(error, 'INTERNAL', 'The sandbox failed');
 }
 
 /** An outcome for a run that could not start. */

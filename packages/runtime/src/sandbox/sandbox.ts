@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AgentSpacesError, BRIDGE_MODULE, isAgentSpacesError, type HostPort, type LogLevel, type WireError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, BRIDGE_MODULE, toWireError, type HostPort, type LogLevel, type WireError } from '@agent-spaces/capabilities';
 import { resolveLimits, type RunLimits } from '../limits.js';
 import { IsolateHost, IsolatePool, type Lease } from '../pool.js';
 import { warmTranspiler } from '../transpile.js';
@@ -61,7 +61,7 @@ export class Sandbox {
     try {
       lease = await this.#pool.acquire(limits.limits.memoryMb);
     } catch (error) {
-      return failed(internal(error), started);
+      return failed(toWireError(error, 'INTERNAL', 'The sandbox failed'), started);
     }
     if (!lease) return failed({ code: 'SPACE_CLOSED', message: 'The sandbox is closed' }, started);
     const executed = await execute(lease, {
@@ -199,7 +199,7 @@ function limitsOf(base: RunLimits, override: Partial<RunLimits> | undefined): { 
   try {
     return { limits: resolveLimits(base, override) };
   } catch (error) {
-    return { error: isAgentSpacesError(error) ? error.toWire() : internal(error) };
+    return { error: toWireError(error, 'INTERNAL', 'The sandbox failed') };
   }
 }
 
@@ -212,8 +212,4 @@ function closedDuring(executed: Executed, closed: boolean, code: 'SPACE_CLOSED' 
   const outcome = executed.outcome;
   if (!closed || outcome.ok) return outcome;
   return { ...outcome, error: { code, message: code === 'SPACE_CLOSED' ? 'The sandbox was closed during the run' : 'The session was closed during the run' } };
-}
-
-function internal(error: unknown): WireError {
-  return { code: 'INTERNAL', message: `The sandbox failed: ${error instanceof Error ? error.message : String(error)}` };
 }

@@ -1,20 +1,23 @@
-import type { CapabilityConfig, CompileErrorCode, JsonSchema, ObjectSchema, RateLimit } from '@agent-spaces/capabilities';
+import {
+  RATE_PERIODS,
+  isPlainObject,
+  isRatePeriod,
+  isRecord,
+  type CapabilityConfig,
+  type CompileErrorCode,
+  type JsonSchema,
+  type ObjectSchema,
+} from '@agent-spaces/capabilities';
 
 /** Records one problem at a JSON pointer inside the definition (`/functions/get/parameters/id/type`). */
 export type Report = (code: CompileErrorCode, pointer: string, message: string) => void;
 
 const TYPE_NAMES = new Set(['string', 'number', 'integer', 'boolean', 'null', 'array', 'object']);
 const UNTYPED_KEYWORDS = ['enum', 'const', 'anyOf', 'oneOf', 'allOf', '$ref'];
-const RATE_PERIODS = new Set(['second', 'minute', 'hour', 'day']);
 
 /** Appends one JSON pointer segment, escaping `~` and `/` (RFC 6901). */
 export function pointerJoin(pointer: string, segment: string | number): string {
   return `${pointer}/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`;
-}
-
-/** True for a plain object (not null, not an array, not a function). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -134,7 +137,7 @@ function findNonJson(value: unknown, pointer: string): string | undefined {
     }
     return undefined;
   }
-  if (isRecord(value) && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)) {
+  if (isPlainObject(value)) {
     for (const [key, item] of Object.entries(value)) {
       const bad = findNonJson(item, pointerJoin(pointer, key));
       if (bad) return bad;
@@ -178,11 +181,9 @@ function readRateLimit(value: unknown, pointer: string, report: Report): Capabil
     report('INVALID_DEFINITION', pointerJoin(pointer, 'requests'), 'requests must be a positive integer');
     ok = false;
   }
-  const goodPeriod =
-    (typeof period === 'string' && RATE_PERIODS.has(period)) || (typeof period === 'number' && period > 0);
+  const goodPeriod = isRatePeriod(period);
   if (!goodPeriod) {
-    report('INVALID_DEFINITION', pointerJoin(pointer, 'period'), `period must be one of ${[...RATE_PERIODS].join(', ')} or a positive number`);
-    ok = false;
+    report('INVALID_DEFINITION', pointerJoin(pointer, 'period'), `period must be one of ${RATE_PERIODS.join(', ')} or a positive number`);
   }
-  return ok ? { requests: requests as number, period: period as RateLimit['period'] } : undefined;
+  return ok && goodPeriod ? { requests: requests as number, period } : undefined;
 }

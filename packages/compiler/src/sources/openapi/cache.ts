@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isRecord } from './config.js';
+import { isRecord } from '@agent-spaces/capabilities';
 
 /** One fetched spec as stored in the cache: where it was asked for, which URL answered, its text and when. */
 export interface CachedSpec {

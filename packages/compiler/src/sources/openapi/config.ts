@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Diagnostic, OpenApiSourceConfig } from '@agent-spaces/capabilities';
+import { isRecord, type Diagnostic, type OpenApiSourceConfig } from '@agent-spaces/capabilities';
 
 export type { OpenApiSourceConfig } from '@agent-spaces/capabilities';
 
@@ -94,11 +94,6 @@ export function parseActionServers(value: unknown, shown: string): ActionServers
     sources.push({ name, url: server.url, ...(typeof server.description === 'string' ? { description: server.description } : {}) });
   }
   return { sources, diagnostics };
-}
-
-/** True for a plain (non-array) object. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isStringRecord(value: unknown): value is Record<string, string> {

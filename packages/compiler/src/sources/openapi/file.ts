@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { isRecord } from '@agent-spaces/capabilities';
 import type { SourceContext, SourceResult } from '../types.js';
-import { isRecord, parseActionServers, type OpenApiSourceConfig } from './config.js';
+import { parseActionServers, type OpenApiSourceConfig } from './config.js';
 import { readOpenApiSource } from './source.js';
 
 /** File names read by {@link readOpenApiSourceFile}: `<name>.openapi.json|yaml|yml` and seed 003's `action_servers.json`. */

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, isRecord } from '@agent-spaces/capabilities';
 import { readCachedSpec, specCacheDir, writeCachedSpec } from './cache.js';
-import { isRecord, type OpenApiSourceConfig } from './config.js';
+import type { OpenApiSourceConfig } from './config.js';
 
 /** Paths tried, in order, when a spec is discovered from a server URL (seed 003). */
-export const DISCOVERY_PATHS = ['/openapi.json', '/', '/api/openapi.json', '/docs/openapi.json'] as const;
+const DISCOVERY_PATHS = ['/openapi.json', '/', '/api/openapi.json', '/docs/openapi.json'] as const;
 
 /** How a spec is fetched: where the cache lives, how long entries stay fresh, and whether to ignore them. */
 export interface LoadOptions {

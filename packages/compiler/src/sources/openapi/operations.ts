@@ -1,6 +1,14 @@
-import type { FunctionIR, JsonSchema, ObjectSchema, OpenApiOperationSpec, OpenApiParamLocation, OpenApiParamSpec } from '@agent-spaces/capabilities';
+import {
+  isRecord,
+  type FunctionIR,
+  type JsonSchema,
+  type ObjectSchema,
+  type OpenApiOperationSpec,
+  type OpenApiParamLocation,
+  type OpenApiParamSpec,
+} from '@agent-spaces/capabilities';
 import { NameAllocator, identifier } from '../../ir/names.js';
-import { isRecord, type OpenApiSourceConfig } from './config.js';
+import type { OpenApiSourceConfig } from './config.js';
 import type { LoadedSpec } from './load.js';
 import { escapePointer, type SchemaConverter, type SchemaReport } from './schema.js';
 

@@ -1,5 +1,4 @@
-import type { Diagnostic, JsonSchema } from '@agent-spaces/capabilities';
-import { isRecord } from './config.js';
+import { isRecord, type Diagnostic, type JsonSchema } from '@agent-spaces/capabilities';
 
 /** JSON Schema keywords whose value is one subschema. */
 const SUBSCHEMA = ['not', 'additionalItems', 'contains', 'propertyNames', 'if', 'then', 'else', 'unevaluatedProperties', 'unevaluatedItems'];
@@ -19,7 +18,7 @@ const TYPE_NAMES = new Set(['string', 'number', 'integer', 'boolean', 'null', 'a
 export type SchemaReport = (diagnostic: Omit<Diagnostic, 'file' | 'severity'> & { severity?: Diagnostic['severity'] }) => void;
 
 /** The draft the bridge validates OpenAPI 3.1 schemas with (3.1 schemas are JSON Schema 2020-12). */
-export const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
  * Turns OpenAPI schemas into JSON Schema. Every `$ref` becomes a reference into `$defs` (a component schema keeps its

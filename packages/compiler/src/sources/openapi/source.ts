@@ -1,7 +1,7 @@
-import { isAgentSpacesError, type CapabilityIR, type CompileErrorCode, type Diagnostic, type OpenApiExecutorSpec } from '@agent-spaces/capabilities';
+import { isAgentSpacesError, isErrorCode, isRecord, type CapabilityIR, type Diagnostic, type OpenApiExecutorSpec } from '@agent-spaces/capabilities';
 import { identifier, kebabCase } from '../../ir/names.js';
 import type { SourceContext, SourceResult } from '../types.js';
-import { findOpenApiSourceProblem, isRecord, type OpenApiSourceConfig } from './config.js';
+import { findOpenApiSourceProblem, type OpenApiSourceConfig } from './config.js';
 import { loadSpec, type DiscoveryAttempt, type LoadedSpec } from './load.js';
 import { readOperations } from './operations.js';
 import { SchemaConverter } from './schema.js';
@@ -49,7 +49,7 @@ export async function readOpenApiSource(source: OpenApiSourceConfig, context: So
       ...(context.refresh ? { refresh: true } : {}),
     });
   } catch (error) {
-    const code = isAgentSpacesError(error) ? (error.code as CompileErrorCode) : 'SOURCE_UNREADABLE';
+    const code = isAgentSpacesError(error) && isErrorCode(error.code, 'compile') ? error.code : 'SOURCE_UNREADABLE';
     result.diagnostics.push({ code, severity: 'error', file: label, message: error instanceof Error ? error.message : String(error) });
     return result;
   }
