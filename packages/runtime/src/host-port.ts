@@ -29,6 +29,8 @@ export interface ChannelOwner {
   readonly port: HostPort;
   /** Ends the run with `error` (a limit was hit). */
   fail(error: WireError): void;
+  /** Stops agent code that goes on after its run failed (disposes the isolate: everything running in it stops at once). */
+  stop(): void;
   /** Ends the run with how the agent's code ended. */
   done(result: MainResult): void;
   /** Milliseconds agent code may still compute before the wall clock or the CPU limit ends the run. */
@@ -72,6 +74,8 @@ export class HostChannel {
   readonly logs: LogEntry[] = [];
   #logBytes = 0;
   #ended = false;
+  /** Set when a limit ended the run: agent code that goes on is stopped. */
+  #failed = false;
   #inFlight = 0;
   /** Created with the first call: most runs make none, and an abort costs tens of microseconds. */
   #calls: AbortController | undefined;
@@ -93,7 +97,7 @@ export class HostChannel {
 
   /** The call Callback's host side: `undefined` when accepted, else the error that rejects the call at once. */
   onCall(id: unknown, capability: unknown, fn: unknown, params: unknown): CallError | undefined {
-    if (this.#ended) return RUN_ENDED;
+    if (this.#stopIfFailed() || this.#ended) return RUN_ENDED;
     if (typeof id !== 'number' || !Number.isSafeInteger(id) || typeof capability !== 'string' || typeof fn !== 'string') {
       return { code: 'INTERNAL', message: 'Malformed call from the sandbox: it needs a safe integer id and string capability and function names' };
     }
@@ -123,7 +127,7 @@ export class HostChannel {
 
   /** The log Callback's host side: `undefined`, or the code of the limit that ended the run. */
   onLog(level: unknown, message: unknown): RunErrorCode | undefined {
-    if (this.#ended) return RUN_ENDED.code;
+    if (this.#stopIfFailed() || this.#ended) return RUN_ENDED.code;
     if (!LOG_LEVELS.includes(level as LogLevel) || typeof message !== 'string') return 'INTERNAL';
     const limit = this.#owner.limits.maxLogBytes;
     this.#logBytes += Buffer.byteLength(message, 'utf8');
@@ -206,8 +210,20 @@ export class HostChannel {
   }
 
   #refuse(error: CallError): CallError {
-    this.#effect(() => this.#owner.fail(error));
+    this.#effect(() => {
+      this.#failed = true;
+      this.#owner.fail(error);
+    });
     return error;
+  }
+
+  /**
+   * Agent code that reaches the host again after a limit ended its run (it caught the refusal and went on) is stopped
+   * at once: it may be running inline, where nothing else could stop it before its budget runs out.
+   */
+  #stopIfFailed(): boolean {
+    if (this.#failed) this.#owner.stop();
+    return this.#failed;
   }
 
   /** Runs `effect` now, or after the first stretch when it is being tried inline. */

@@ -110,6 +110,17 @@ describe('call, payload and log limits', () => {
     await stillServes();
   });
 
+  it.each([
+    ['a call loop that catches MAX_CALLS', `import { math } from '@capabilities/math';\nfor (;;) { try { await math.add({ a: 1, b: 1 }); } catch {} }`, { maxCapabilityCalls: 5 }, 'MAX_CALLS'],
+    ['a log loop that catches LOG_LIMIT', `import { math } from '@capabilities/math';\nawait math.add({ a: 1, b: 1 });\nfor (;;) { try { console.log('x'.repeat(50)); } catch {} }`, { maxLogBytes: 100 }, 'LOG_LIMIT'],
+  ] as const)('stops %s at once, not at the end of its budget', async (_name, code, limits, expected) => {
+    // Budgets far above what the run may take: the run must end at the limit, and its isolate must stop computing.
+    const outcome = await limited(code, { ...limits, timeoutMs: 20_000, cpuTimeMs: 20_000 });
+    expectCode(outcome, expected);
+    expect(outcome.stats.durationMs).toBeLessThan(5_000);
+    await stillServes();
+  });
+
   it('ends the run when a call sends params over maxPayloadBytes', async () => {
     const outcome = await limited(`import { math } from '@capabilities/math';\nawait math.echo({ value: 'x'.repeat(5000) });`, { maxPayloadBytes: 1000 });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'PAYLOAD_TOO_LARGE', data: { direction: 'params' } } });

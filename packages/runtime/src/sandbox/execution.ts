@@ -63,6 +63,7 @@ export async function execute(lease: Lease, run: Execution): Promise<Executed> {
     port: run.port,
     onLog: run.onLog,
     fail: (error) => finish({ error }),
+    stop: () => host.dispose(),
     done(result) {
       settled = true;
       finish({ result });
