@@ -117,3 +117,4 @@ export {
   type CatalogEntry,
   type CatalogFunction,
 } from './build-output.js';
+export { payloadBytes } from './payload.js';

@@ -3,6 +3,7 @@ import {
   LOG_LEVELS,
   isErrorCode,
   isRecord,
+  payloadBytes,
   toWireError,
   type CallMessage,
   type CallOutcome,
@@ -12,7 +13,6 @@ import {
   type WireError,
 } from '@agent-spaces/capabilities';
 import type { RunLimits } from './limits.js';
-import { payloadBytes } from './payload.js';
 import type { CallError, MainResult, PreludeApi } from './prelude/contract.js';
 
 /** One captured console line. */

@@ -1,4 +1,4 @@
-import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, payloadBytes } from '@agent-spaces/capabilities';
 import type { RunResult, Session } from '@agent-spaces/sdk';
 
 /** One finished run of a session, as `get_session_history` returns it. */
@@ -39,6 +39,8 @@ interface Slot {
 
 const MAX_HISTORY = 100;
 const MAX_CODE_IN_HISTORY = 4_000;
+/** A result bigger than this (as it travels) is kept in a session's history as `{ truncated: true, bytes }`. */
+const MAX_RESULT_IN_HISTORY_BYTES = 64 * 1024;
 const MAX_ENDED = 1_000;
 
 /** Options of {@link SessionStore}. */
@@ -172,10 +174,16 @@ export class SessionStore {
       at: new Date().toISOString(),
       code: code.length > MAX_CODE_IN_HISTORY ? `${code.slice(0, MAX_CODE_IN_HISTORY)}…` : code,
       ok: outcome.ok,
-      ...(outcome.ok ? { result: outcome.result ?? null } : { error: { code: outcome.error.code, message: outcome.error.message } }),
+      ...(outcome.ok ? { result: boundedResult(outcome.result ?? null) } : { error: { code: outcome.error.code, message: outcome.error.message } }),
       duration_ms: Math.round(outcome.stats.durationMs * 10) / 10,
       capability_calls: outcome.stats.capabilityCalls,
     });
     if (record.history.length > MAX_HISTORY) record.history.shift();
   }
+}
+
+/** A run's result as a session's history keeps it: whole up to {@link MAX_RESULT_IN_HISTORY_BYTES}, else a marker. */
+function boundedResult(result: unknown): unknown {
+  const bytes = payloadBytes(result, MAX_RESULT_IN_HISTORY_BYTES);
+  return bytes > MAX_RESULT_IN_HISTORY_BYTES ? { truncated: true, bytes: payloadBytes(result, Infinity) } : result;
 }

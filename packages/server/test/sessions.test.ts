@@ -80,6 +80,16 @@ describe('session lifecycle', () => {
       expect(history.body.history.map((h: { ok: boolean }) => h.ok)).toEqual([false, true]);
     }));
 
+  it('keeps a large result in the history as a marker with its size, and a small one whole', () =>
+    withClient({}, async (client) => {
+      const id = await create(client);
+      const big = await callTool(client, 'send_code', { sessionId: id, code: "return 'y'.repeat(200_000);" });
+      expect(big.body.result).toHaveLength(200_000);
+      await callTool(client, 'send_code', { sessionId: id, code: 'return { small: true };' });
+      const history = await callTool(client, 'get_session_history', { sessionId: id });
+      expect(history.body.history.map((h: { result: unknown }) => h.result)).toEqual([{ truncated: true, bytes: 200_002 }, { small: true }]);
+    }));
+
   it('answers SESSION_NOT_FOUND for an id it never issued', () =>
     withClient({}, async (client) => {
       const answer = await callTool(client, 'get_session_info', { sessionId: 'made-up' });

@@ -1,8 +1,7 @@
-import type { HostPort, LogLevel, WireError } from '@agent-spaces/capabilities';
+import { payloadBytes, type HostPort, type LogLevel, type WireError } from '@agent-spaces/capabilities';
 import type { TranspiledScript } from '../assemble.js';
 import { HostChannel, isTimeout, type ChannelOwner } from '../host-port.js';
 import type { RunLimits } from '../limits.js';
-import { payloadBytes } from '../payload.js';
 import type { Lease } from '../pool.js';
 import type { MainResult } from '../prelude/contract.js';
 import { aborted, cpuLimit, isolateError, resultNotCloneable, resultTooLarge, scriptError, timeout, type RunOutcome } from './outcome.js';
