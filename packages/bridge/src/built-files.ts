@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   AgentSpacesError,
+  CAPABILITY_FILES,
+  builtFile,
+  capabilityDir,
+  readBuiltJson,
   type CapabilityConfig,
   type ExecutorSpec,
   type JsonSchema,
@@ -32,17 +34,15 @@ export interface BuiltCapability {
   functions: BuiltFunction[];
 }
 
-const ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
-/** Reads and checks `<outDir>/<id>/{meta,schema}.json`; every problem is an `AgentSpacesError` naming file and field. */
-export async function readBuiltCapability(outDir: string, id: string): Promise<BuiltCapability> {
-  if (!ID.test(id)) {
-    throw new AgentSpacesError('CAPABILITY_NOT_FOUND', `${JSON.stringify(id)} is not a capability id`, { id });
-  }
-  const dir = join(outDir, id);
-  const metaFile = join(dir, 'meta.json');
-  const schemaFile = join(dir, 'schema.json');
-  const [meta, schema] = await Promise.all([readJson(metaFile, id), readJson(schemaFile, id)]);
+/**
+ * Reads (through `@agent-spaces/capabilities`' layout) and checks `<outDir>/<id>/{meta,schema}.json`; every problem is
+ * an `AgentSpacesError` naming file and field.
+ */
+export function readBuiltCapability(outDir: string, id: string): BuiltCapability {
+  const metaFile = builtFile(outDir, id, CAPABILITY_FILES.meta);
+  const schemaFile = builtFile(outDir, id, CAPABILITY_FILES.schema);
+  const meta = readBuiltJson(outDir, id, CAPABILITY_FILES.meta);
+  const schema = readBuiltJson(outDir, id, CAPABILITY_FILES.schema);
 
   const m = new Reader(metaFile);
   const metaRoot = m.object(meta, '');
@@ -75,34 +75,11 @@ export async function readBuiltCapability(outDir: string, id: string): Promise<B
   return {
     id,
     exportName: m.string(metaRoot.exportName, '/exportName'),
-    dir,
+    dir: capabilityDir(outDir, id),
     config,
     executor: readExecutor(m, metaRoot.executor),
     functions,
   };
-}
-
-async function readJson(file: string, id: string): Promise<unknown> {
-  let text: string;
-  try {
-    // Read synchronously: a few small files, and each asynchronous read is four trips to the thread pool.
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw new AgentSpacesError(
-        'CAPABILITY_NOT_FOUND',
-        `Capability '${id}' is not built: ${file} does not exist (run \`agent-spaces capabilities build\`)`,
-        { id, file },
-      );
-    }
-    throw new AgentSpacesError('SOURCE_UNREADABLE', `Cannot read ${file}: ${(error as Error).message}`, { id, file }, { cause: error });
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new AgentSpacesError('INVALID_JSON', `${file} is not valid JSON: ${(error as Error).message}`, { id, file });
-  }
 }
 
 function readConfig(m: Reader, raw: unknown): CapabilityConfig {

@@ -1,11 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, CAPABILITY_FILES } from '@agent-spaces/capabilities';
 import { approvalTemplate } from './approval-template.js';
 import { readBuiltCapability, type BuiltCapability } from './built-files.js';
 import type { Executor, ExecutorContext } from './executors/executor.js';
 import { httpExecutor } from './executors/http.js';
-import { mcpExecutor, type McpBinding } from './executors/mcp.js';
+import type { McpClientPool } from '@agent-spaces/mcp';
+import { mcpExecutor } from './executors/mcp.js';
 import { HOST_MODULE, ModuleExecutor } from './executors/module.js';
 import { openApiExecutor } from './executors/openapi.js';
 import { runtimeExecutor } from './executors/runtime.js';
@@ -21,7 +22,7 @@ import type { HostCapability, HostFunction, RuntimeHandlers } from './types.js';
  * - `http`: `POST url` with `{ capability, function, params }`; a non-2xx status fails with `HANDLER_ERROR`;
  * - `runtime`: `handlers[id]` or `handlers[exportName]`, then `[name]` or `[sourceName]` (`NO_HANDLER` at call time
  *   when missing);
- * - `mcp`: a tool, resource or prompt of an MCP server, called through `options.mcp.pool` (`CAPABILITY_STALE` when the
+ * - `mcp`: a tool, resource or prompt of an MCP server, called through `options.mcp` (a client pool) (`CAPABILITY_STALE` when the
  *   server's tools changed since the build; `CONFIG_INVALID` at load time without a pool).
  * A JSON `approvalMessage` template (`"Delete {path}?"`) becomes a message function. Missing or corrupt files fail with
  * `CAPABILITY_NOT_FOUND`, `INVALID_JSON` or `INVALID_DEFINITION`, naming the file and field.
@@ -32,13 +33,13 @@ export async function loadCapabilities(
   handlers?: RuntimeHandlers,
   options: LoadOptions = {},
 ): Promise<HostCapability[]> {
-  return Promise.all(ids.map(async (id) => toHostCapability(await readBuiltCapability(outDir, id), handlers, options)));
+  return Promise.all(ids.map(async (id) => toHostCapability(readBuiltCapability(outDir, id), handlers, options)));
 }
 
 /** Run-time services some executors need, owned by the caller. */
 export interface LoadOptions {
   /** The MCP client pool `mcp` capabilities call through. */
-  mcp?: McpBinding;
+  mcp?: McpClientPool;
 }
 
 async function toHostCapability(built: BuiltCapability, handlers: RuntimeHandlers | undefined, options: LoadOptions): Promise<HostCapability> {
@@ -47,7 +48,7 @@ async function toHostCapability(built: BuiltCapability, handlers: RuntimeHandler
   const functions = new Map<string, HostFunction>();
   for (const fn of built.functions) {
     if (functions.has(fn.name)) {
-      const file = join(built.dir, 'meta.json');
+      const file = join(built.dir, CAPABILITY_FILES.meta);
       throw new AgentSpacesError('INVALID_DEFINITION', `${file}: function '${fn.name}' is listed twice`, { file });
     }
     const approvalMessage = fn.approvalMessage !== undefined ? approvalTemplate(fn.approvalMessage) : executor.approvalMessage?.(fn);

@@ -6,9 +6,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CapabilityMeta } from '@agent-spaces/capabilities';
+import { OUTPUT_FILES, capabilitiesDir, type CapabilityMeta } from '@agent-spaces/capabilities';
 import { listCapabilities } from './catalog.js';
-import { CAPABILITIES_DIR } from './emit/write.js';
 
 /** One capability in the output folder and what it was built from. */
 export interface BuiltRecord {
@@ -20,7 +19,7 @@ export interface BuiltRecord {
   inputs?: Record<string, string>;
 }
 
-const STATE_FILE = 'build-state.json';
+const STATE_FILE = OUTPUT_FILES.buildState;
 const STATE_VERSION = 1;
 
 /** The record of a built capability's `meta.json`. */
@@ -55,7 +54,7 @@ function readState(outDir: string): BuiltRecord[] | undefined {
 export async function readBuiltRecords(outDir: string): Promise<BuiltRecord[]> {
   let folders: Set<string>;
   try {
-    folders = new Set(readdirSync(join(outDir, CAPABILITIES_DIR)));
+    folders = new Set(readdirSync(capabilitiesDir(outDir)));
   } catch {
     return [];
   }

@@ -1,13 +1,21 @@
 /**
- * `buildCapabilities()`: sources → IR → `.d.ts`, proxy, `schema.json`, `meta.json` under the output folder.
+ * `buildCapabilities()`: sources → IR → `.d.ts`, proxy, `schema.json`, `meta.json`, `catalog.json` under the output folder.
  * Unchanged sources are skipped by content hash before any reader (or typescript, or esbuild) is loaded; one bad
  * source never stops the others, and a failed capability keeps its last good output.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename, extname, relative, resolve } from 'node:path';
-import { AgentSpacesError, type CapabilityIR, type CompileErrorCode, type Diagnostic } from '@agent-spaces/capabilities';
+import {
+  AgentSpacesError,
+  CAPABILITY_FILES,
+  resolveOutDir,
+  type CapabilityIR,
+  type CompileErrorCode,
+  type Diagnostic,
+} from '@agent-spaces/capabilities';
 import { type BuiltRecord, readBuiltRecords, recordOf, writeBuildState } from './build-state.js';
+import { emitCatalog } from './emit/catalog.js';
 import { emitDeclarations } from './emit/declarations.js';
 import { emitMeta, emitSchemaFile } from './emit/manifest.js';
 import { emitProxy } from './emit/proxy.js';
@@ -71,7 +79,6 @@ export interface BuildReport {
   durationMs: number;
 }
 
-const DEFAULT_OUT_DIR = '.agent-spaces';
 const READ_CONCURRENCY = 8;
 
 let version: Promise<string> | undefined;
@@ -120,7 +127,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
     throw new AgentSpacesError('CONFIG_INVALID', 'buildCapabilities needs a rootDir string and a sources array', { key: 'sources' });
   }
   const rootDir = resolve(options.rootDir);
-  const outDir = resolve(rootDir, options.outDir ?? DEFAULT_OUT_DIR);
+  const outDir = resolveOutDir(rootDir, options.outDir);
   const rel = (file: string) => toPosix(relative(rootDir, file));
   const context: SourceContext = { rootDir, outDir, relative: rel, ...(options.refresh ? { refresh: true } : {}) };
   const force = options.force === true || options.refresh === true;
@@ -266,13 +273,14 @@ function compileCapability(
   const inputs = context.fingerprint ?? context.hashes.all([...new Set([source.file, ...source.result.inputs])], context.rootDir) ?? {};
   const meta = emitMeta(capability, { compilerVersion: context.compiler, inputs, builtAt: new Date() });
   const files: CapabilityFiles = {
-    'index.d.ts': declarations.text,
-    'index.js': emitProxy(capability),
-    'schema.json': `${JSON.stringify(emitSchemaFile(capability), null, 2)}\n`,
-    'meta.json': `${JSON.stringify(meta, null, 2)}\n`,
+    [CAPABILITY_FILES.declarations]: declarations.text,
+    [CAPABILITY_FILES.proxy]: emitProxy(capability),
+    [CAPABILITY_FILES.schema]: `${JSON.stringify(emitSchemaFile(capability), null, 2)}\n`,
+    [CAPABILITY_FILES.meta]: `${JSON.stringify(meta, null, 2)}\n`,
+    [CAPABILITY_FILES.catalog]: `${JSON.stringify(emitCatalog(capability, declarations))}\n`,
   };
   const host = source.result.hostModules[capability.id];
-  if (host !== undefined) files['host.mjs'] = host;
+  if (host !== undefined) files[CAPABILITY_FILES.host] = host;
   try {
     writeCapability(context.outDir, capability.id, files);
   } catch (error) {

@@ -1,9 +1,5 @@
-/** Reads what a build left in an output folder: the `meta.json` of every capability and its `index.d.ts`. */
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { AgentSpacesError, type CapabilityMeta } from '@agent-spaces/capabilities';
-import { CAPABILITIES_DIR, capabilityDir } from './emit/write.js';
-import { isModuleId } from './ir/names.js';
+/** Reads what a build left in an output folder, through `@agent-spaces/capabilities`' layout: `meta.json` and `index.d.ts`. */
+import { CAPABILITY_FILES, capabilitiesDir, listBuiltCapabilities, readBuiltFile, readBuiltJson, type CapabilityMeta } from '@agent-spaces/capabilities';
 
 function isMeta(value: unknown): value is CapabilityMeta {
   if (typeof value !== 'object' || value === null) return false;
@@ -17,22 +13,21 @@ function isMeta(value: unknown): value is CapabilityMeta {
  * `meta.json` (and hidden folders) are skipped; an output folder that does not exist yet gives `[]`.
  */
 export async function listCapabilities(outDir: string): Promise<CapabilityMeta[]> {
-  const entries = await readdir(join(outDir, CAPABILITIES_DIR), { withFileTypes: true }).catch(() => []);
-  const metas = await Promise.all(
-    entries
-      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-      .map(async (entry) => {
-        const text = await readFile(join(outDir, CAPABILITIES_DIR, entry.name, 'meta.json'), 'utf8').catch(() => undefined);
-        if (text === undefined) return undefined;
-        try {
-          const value: unknown = JSON.parse(text);
-          return isMeta(value) && value.id === entry.name ? value : undefined;
-        } catch {
-          return undefined;
-        }
-      }),
-  );
-  return metas.filter((meta) => meta !== undefined).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const dir = capabilitiesDir(outDir);
+  let ids: string[];
+  try {
+    ids = listBuiltCapabilities(dir);
+  } catch {
+    return [];
+  }
+  return ids.flatMap((id) => {
+    try {
+      const meta = readBuiltJson(dir, id, CAPABILITY_FILES.meta);
+      return isMeta(meta) && meta.id === id ? [meta] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /**
@@ -40,13 +35,5 @@ export async function listCapabilities(outDir: string): Promise<CapabilityMeta[]
  * when no such capability was built.
  */
 export async function readDeclarations(outDir: string, id: string): Promise<string> {
-  const notFound = () =>
-    new AgentSpacesError('CAPABILITY_NOT_FOUND', `No built capability "${id}" in ${outDir} (run \`agent-spaces capabilities build\`)`, { id, outDir });
-  if (!isModuleId(id)) throw notFound();
-  try {
-    return await readFile(join(capabilityDir(outDir, id), 'index.d.ts'), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notFound();
-    throw error;
-  }
+  return readBuiltFile(capabilitiesDir(outDir), id, CAPABILITY_FILES.declarations);
 }

@@ -5,6 +5,8 @@
  */
 export { buildCapabilities, type BuildOptions, type ConfigSource, type BuildProgress, type BuildReport } from './build.js';
 export { listCapabilities, readDeclarations } from './catalog.js';
+export { declarationsCatalog } from './emit/catalog-dts.js';
+export { schemaDeclarations, type SchemaDeclarations } from './emit/schema-declarations.js';
 export { configSources } from './sources/config-sources.js';
 export { inlineSource, isDefineToolValue } from './sources/inline.js';
 export { readOpenApiSource, type OpenApiSourceConfig, type OpenApiSourceResult } from './sources/openapi/index.js';

@@ -20,7 +20,7 @@ afterAll(() => {
 function channel(limits = DEFAULT_LIMITS): { channel: HostChannel; port: ReturnType<typeof createPort>; failures: WireError[] } {
   const port = createPort();
   const failures: WireError[] = [];
-  const ch = new HostChannel(context.settle, { limits, port, fail: (e) => failures.push(e), done: () => {}, budgetMs: () => 1000, raised: (e) => failures.push({ code: 'INTERNAL', message: String(e) }) });
+  const ch = new HostChannel(context.settle, { limits, port, fail: (e) => failures.push(e), stop: () => {}, done: () => {}, budgetMs: () => 1000, raised: (e) => failures.push({ code: 'INTERNAL', message: String(e) }) });
   return { channel: ch, port, failures };
 }
 

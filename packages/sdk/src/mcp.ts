@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { AgentSpacesError, type McpServers } from '@agent-spaces/capabilities';
+import { AgentSpacesError, CAPABILITY_FILES, readBuiltJson, type McpServers } from '@agent-spaces/capabilities';
 import type { McpClientPool, McpEnv } from '@agent-spaces/mcp';
 
 /** A space's MCP client pool and where its servers' configs and `${VAR}` values come from. */
@@ -29,7 +27,7 @@ export interface SpaceMcpOptions {
 export async function createSpaceMcp(capabilitiesDir: string, ids: readonly string[], options: SpaceMcpOptions): Promise<SpaceMcp | undefined> {
   const needed = new Map<string, string>();
   for (const id of ids) {
-    const server = mcpServerOf(join(capabilitiesDir, id, 'meta.json'));
+    const server = mcpServerOf(capabilitiesDir, id);
     if (server !== undefined) needed.set(server, id);
   }
   if (needed.size === 0) return undefined;
@@ -56,10 +54,10 @@ export async function createSpaceMcp(capabilitiesDir: string, ids: readonly stri
 }
 
 /** The MCP server a built capability calls, from its `meta.json` (undefined for other executors). */
-function mcpServerOf(metaFile: string): string | undefined {
+function mcpServerOf(capabilitiesDir: string, id: string): string | undefined {
   let meta: unknown;
   try {
-    meta = JSON.parse(readFileSync(metaFile, 'utf8'));
+    meta = readBuiltJson(capabilitiesDir, id, CAPABILITY_FILES.meta);
   } catch {
     return undefined; // loadCapabilities reports the missing or corrupt file, naming it
   }

@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   AgentSpacesError,
+  CAPABILITY_FILES,
   CAPABILITY_PREFIX,
+  listBuiltCapabilities,
+  readBuiltFile,
   STD_MODULE,
   type AnyToolDefinition,
   type McpServers,
@@ -26,6 +28,7 @@ import {
 import { Sandbox, SANDBOX_GLOBALS_DTS, type RunLimits, type RunOutcome, type SandboxSession } from '@agent-spaces/runtime';
 import { STD_DTS, STD_MODULE_SOURCE, createStdCapability } from '@agent-spaces/std';
 import { createSpaceMcp } from './mcp.js';
+import { paramsBudget } from './budget.js';
 import { createGate } from './policies.js';
 import { Run, type RunResult } from './run.js';
 import { Typecheck, type TypecheckDiagnostic } from './typecheck.js';
@@ -129,13 +132,13 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const outDir = resolve(rootDir, options.outDir ?? '.agent-spaces');
   const capabilitiesDir = join(outDir, 'capabilities');
   const named = options.capabilities?.filter((c): c is string => typeof c === 'string');
-  const builtIds = named ? named.map(capabilityId) : await listBuilt(capabilitiesDir);
+  const builtIds = named ? named.map(capabilityId) : listBuiltCapabilities(capabilitiesDir);
   const mcp = await createSpaceMcp(capabilitiesDir, builtIds, { rootDir, ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}) });
   const built = await loadCapabilities(capabilitiesDir, builtIds, options.handlers, mcp ? { mcp: mcp.pool } : {});
   // Compiled last, so that a missing built capability cannot leave the temporary folder behind.
   const inline = await buildInline(options.capabilities?.filter((c) => typeof c !== 'string') ?? []);
   const ids = [...builtIds, ...inline.ids];
-  const dirOf = (id: string) => join(inline.ids.includes(id) ? inline.capabilitiesDir : capabilitiesDir, id);
+  const dirOf = (id: string) => (inline.ids.includes(id) ? inline.capabilitiesDir : capabilitiesDir);
   const capabilities = [
     ...built,
     ...(inline.ids.length > 0 ? await loadCapabilities(inline.capabilitiesDir, inline.ids, { ...inline.handlers, ...options.handlers }) : []),
@@ -153,10 +156,9 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     ['sandbox-globals.d.ts', SANDBOX_GLOBALS_DTS],
     ['agent-spaces-std.d.ts', STD_DTS],
   ]);
-  // Small files, read synchronously: each asynchronous read is four trips to the thread pool.
   for (const id of ids) {
-    modules.set(CAPABILITY_PREFIX + id, readFileSync(join(dirOf(id), 'index.js'), 'utf8'));
-    declarations.set(`${id}.d.ts`, readFileSync(join(dirOf(id), 'index.d.ts'), 'utf8'));
+    modules.set(CAPABILITY_PREFIX + id, readBuiltFile(dirOf(id), id, CAPABILITY_FILES.proxy));
+    declarations.set(`${id}.d.ts`, readBuiltFile(dirOf(id), id, CAPABILITY_FILES.declarations));
   }
 
   const sandbox = new Sandbox({ modules, ...(options.limits ? { limits: options.limits } : {}) });
@@ -234,7 +236,8 @@ async function runCode(
 ): Promise<RunResult> {
   const started = performance.now();
   const events: RunEvent[] = [];
-  const record = (input: RunEventInput) => events.push(emit(input));
+  const bounded = paramsBudget();
+  const record = (input: RunEventInput) => events.push(emit(bounded(input)));
   record({ type: 'runStarted', ...(context.sessionId ? { sessionId: context.sessionId } : {}) });
   const runId = events[0]!.runId;
   const origin: CallOrigin = { runId, ...(context.sessionId ? { sessionId: context.sessionId } : {}), onEvent: record };
@@ -321,18 +324,4 @@ async function buildInline(definitions: readonly object[]): Promise<InlineCapabi
 /** `'mcp:slack'` → `'mcp-slack'`; other ids as given. */
 function capabilityId(name: string): string {
   return name.startsWith('mcp:') ? `mcp-${name.slice(4)}` : name;
-}
-
-async function listBuilt(capabilitiesDir: string): Promise<string[]> {
-  try {
-    const entries = await readdir(capabilitiesDir, { withFileTypes: true });
-    return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
-  } catch (error) {
-    throw new AgentSpacesError(
-      'CAPABILITY_NOT_FOUND',
-      `No built capabilities in ${capabilitiesDir}: run \`agent-spaces capabilities build\` first`,
-      { dir: capabilitiesDir },
-      { cause: error },
-    );
-  }
 }

@@ -85,7 +85,7 @@ export class Connection {
     const { catalogs } = this.state;
     let catalog = catalogs.get(definition.id);
     if (!catalog) {
-      catalog = this.space(definition).then((space) => buildCatalog(space.declarations()));
+      catalog = this.space(definition).then((space) => buildCatalog(space, this.state.spaceOptions));
       catalogs.set(definition.id, catalog);
       catalog.catch(() => catalogs.delete(definition.id));
     }

@@ -1,4 +1,5 @@
-import { words, type Catalog, type CatalogEntry } from './catalog.js';
+import { searchWords, type CatalogEntry } from '@agent-spaces/capabilities';
+import type { Catalog } from './catalog.js';
 
 /** How much of each matching function `search_capabilities` shows. */
 export type SearchDetail = 'names' | 'signatures' | 'full';
@@ -22,7 +23,7 @@ const RELEVANCE = 0.5;
  * under half the best, are left out.
  */
 export function searchCatalog(catalog: Catalog, query: string): SearchHit[] {
-  const terms = [...new Set(words(query))];
+  const terms = [...new Set(searchWords(query))];
   if (terms.length === 0) return [];
   const hits: SearchHit[] = [];
   for (const entry of catalog.entries) {

@@ -1,40 +1,62 @@
-import { describe, expect, it } from 'vitest';
-import { buildCatalog, words } from '../src/catalog.js';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { searchWords } from '@agent-spaces/capabilities';
+import { buildCapabilities } from '@agent-spaces/compiler';
+import { buildCatalog, type Catalog } from '../src/catalog.js';
 import { formatSearch, searchCatalog } from '../src/search.js';
 
-const TRAINS = `declare module '@capabilities/train-schedule' {
-  export interface Trip {
-    id: string;
-    /** Departure hour. */
-    hour: number;
-    destination: string;
-  }
-  export interface GetScheduleParams {
-    station?: string;
-    date?: string;
-  }
-  export interface GetTrainDetailsParams {
-    trainId: string;
-  }
-  export const trainSchedule: {
-    /** Get all scheduled trains. Filters by station when given. */
-    getSchedule(params?: GetScheduleParams): Promise<Trip[]>;
-    /** Get details for a specific train */
-    getTrainDetails(params: GetTrainDetailsParams): Promise<{ id: string; stops: string[] }>;
-  };
-  /** Get all scheduled trains. Filters by station when given. */
-  export function getSchedule(params?: GetScheduleParams): Promise<Trip[]>;
-}
-`;
+const TRAINS = {
+  name: 'trainSchedule',
+  functions: [
+    {
+      name: 'getSchedule',
+      description: 'Get all scheduled trains. Filters by station when given.',
+      parameters: { type: 'object', properties: { station: { type: 'string' }, date: { type: 'string' } } },
+      returns: {
+        type: 'array',
+        items: {
+          title: 'Trip',
+          type: 'object',
+          properties: { id: { type: 'string' }, hour: { type: 'integer', description: 'Departure hour.' }, destination: { type: 'string' } },
+          required: ['id', 'hour', 'destination'],
+        },
+      },
+    },
+    {
+      name: 'getTrainDetails',
+      description: 'Get details for a specific train',
+      parameters: { type: 'object', properties: { trainId: { type: 'string' } }, required: ['trainId'] },
+      returns: { type: 'object', properties: { id: { type: 'string' }, stops: { type: 'array', items: { type: 'string' } } }, required: ['id', 'stops'] },
+    },
+  ],
+  executor: { kind: 'runtime' },
+};
 
-const WEATHER = `export interface WeatherResult {
-  temperature: number;
-  unit: string;
-}
-/** Get current weather for a location */
-export declare function getWeather(params: { location: string; unit?: 'celsius' | 'fahrenheit' }): Promise<WeatherResult>;
-`;
+const WEATHER = {
+  name: 'weather',
+  functions: [
+    {
+      name: 'getWeather',
+      description: 'Get current weather for a location',
+      parameters: {
+        type: 'object',
+        properties: { location: { type: 'string' }, unit: { enum: ['celsius', 'fahrenheit'] } },
+        required: ['location'],
+      },
+      returns: {
+        title: 'WeatherResult',
+        type: 'object',
+        properties: { temperature: { type: 'number' }, unit: { type: 'string' } },
+        required: ['temperature', 'unit'],
+      },
+    },
+  ],
+  executor: { kind: 'runtime' },
+};
 
+/** Hand-written declarations, as `@agent-spaces/std`'s are: read from their text, not from a build. */
 const STD = `export declare namespace time {
   /** Milliseconds since the epoch. */
   function now(): number;
@@ -45,71 +67,110 @@ export declare const fs: {
 };
 `;
 
-async function catalog() {
-  return buildCatalog(
-    new Map([
-      ['sandbox-globals.d.ts', 'declare const console: { log(...args: unknown[]): void };'],
-      ['agent-spaces-std.d.ts', STD],
-      ['train-schedule.d.ts', TRAINS],
-      ['weather.d.ts', WEATHER],
-    ]),
-  );
+const IDS = ['train-schedule', 'weather'];
+let rootDir: string;
+
+/** A space's catalog as the server builds it: `declarations()` as the SDK reads them, `catalog.json` from the build. */
+async function catalogOf(ids = IDS): Promise<Catalog> {
+  const declarations = new Map([
+    ['sandbox-globals.d.ts', 'declare const console: { log(...args: unknown[]): void };'],
+    ['agent-spaces-std.d.ts', STD],
+  ]);
+  for (const id of ids) declarations.set(`${id}.d.ts`, await readFile(join(rootDir, '.agent-spaces/capabilities', id, 'index.d.ts'), 'utf8'));
+  return buildCatalog({ capabilities: ids, declarations: () => declarations }, { rootDir });
 }
 
+beforeAll(async () => {
+  rootDir = await mkdtemp(join(tmpdir(), 'agent-spaces-search-'));
+  await mkdir(join(rootDir, 'capabilities'));
+  await writeFile(join(rootDir, 'capabilities/train-schedule.json'), JSON.stringify(TRAINS));
+  await writeFile(join(rootDir, 'capabilities/weather.json'), JSON.stringify(WEATHER));
+  const report = await buildCapabilities({ rootDir, sources: ['capabilities/*.json'] });
+  expect(report.totals).toEqual({ built: 2, unchanged: 0, failed: 0 });
+});
+
+afterAll(async () => {
+  await rm(rootDir, { recursive: true, force: true });
+});
+
 describe('buildCatalog', () => {
-  it('lists object methods, exported functions and namespace members, once each, with their modules', async () => {
-    const { entries, modules } = await catalog();
+  it('lists object methods and namespace members, once each, with their modules', async () => {
+    const { entries, modules } = await catalogOf();
     expect(entries.map((e) => `${e.module} ${e.path}`).sort()).toEqual([
       '@agent-spaces/std fs.readFile',
       '@agent-spaces/std time.now',
       '@capabilities/train-schedule trainSchedule.getSchedule',
       '@capabilities/train-schedule trainSchedule.getTrainDetails',
-      '@capabilities/weather getWeather',
+      '@capabilities/weather weather.getWeather',
     ]);
     expect([...modules.keys()].sort()).toEqual(['@agent-spaces/std', '@capabilities/train-schedule', '@capabilities/weather']);
+    expect(modules.get('@capabilities/weather')).toContain("declare module '@capabilities/weather'");
   });
 
-  it('inlines a local params interface into a one-line signature and keeps the doc summary', async () => {
-    const entry = (await catalog()).entries.find((e) => e.path === 'trainSchedule.getSchedule')!;
+  it('inlines a params interface into a one-line signature and keeps the doc summary', async () => {
+    const entry = (await catalogOf()).entries.find((e) => e.path === 'trainSchedule.getSchedule')!;
     expect(entry.signature).toBe('trainSchedule.getSchedule(params?: { station?: string; date?: string }): Promise<Trip[]>');
     expect(entry.summary).toBe('Get all scheduled trains.');
     expect(entry.related.join('\n')).toContain('export interface GetScheduleParams');
     expect(entry.related.join('\n')).toContain('/** Departure hour. */');
   });
+
+  it('reads the entries of a built capability from the catalog.json the compiler wrote, not from its .d.ts', async () => {
+    const file = join(rootDir, '.agent-spaces/capabilities/weather/catalog.json');
+    const written = JSON.parse(await readFile(file, 'utf8')) as { functions: { summary: string }[] };
+    written.functions[0]!.summary = 'Summary from catalog.json.';
+    await writeFile(file, JSON.stringify(written));
+    try {
+      expect((await catalogOf()).entries.find((e) => e.path === 'weather.getWeather')!.summary).toBe('Summary from catalog.json.');
+    } finally {
+      await buildCapabilities({ rootDir, sources: ['capabilities/*.json'], force: true });
+    }
+  });
+
+  it('fails with CAPABILITY_STALE, saying to rebuild, for a capability built before catalog.json existed', async () => {
+    const file = join(rootDir, '.agent-spaces/capabilities/weather/catalog.json');
+    await rm(file);
+    try {
+      await expect(catalogOf()).rejects.toMatchObject({ code: 'CAPABILITY_STALE', data: { id: 'weather', file } });
+      await expect(catalogOf()).rejects.toThrow(/agent-spaces capabilities build --force/);
+    } finally {
+      await buildCapabilities({ rootDir, sources: ['capabilities/*.json'], force: true });
+    }
+  });
 });
 
 describe('searchCatalog', () => {
   it('ranks a name match above a doc match and leaves out what matches nothing', async () => {
-    const hits = searchCatalog(await catalog(), 'train details');
+    const hits = searchCatalog(await catalogOf(), 'train details');
     expect(hits[0]!.entry.path).toBe('trainSchedule.getTrainDetails');
-    expect(hits.map((h) => h.entry.path)).not.toContain('getWeather');
+    expect(hits.map((h) => h.entry.path)).not.toContain('weather.getWeather');
   });
 
   it('matches word forms and prefixes (schedules → schedule, temp → temperature is not a function)', async () => {
-    expect(searchCatalog(await catalog(), 'schedules')[0]!.entry.path).toBe('trainSchedule.getSchedule');
-    expect(searchCatalog(await catalog(), 'weath')[0]!.entry.path).toBe('getWeather');
-    expect(searchCatalog(await catalog(), 'zebra')).toEqual([]);
+    expect(searchCatalog(await catalogOf(), 'schedules')[0]!.entry.path).toBe('trainSchedule.getSchedule');
+    expect(searchCatalog(await catalogOf(), 'weath')[0]!.entry.path).toBe('weather.getWeather');
+    expect(searchCatalog(await catalogOf(), 'zebra')).toEqual([]);
   });
 
   it('leaves out hits scoring under half the best one', async () => {
     // getSchedule matches "get" and (in its object path) "train", but not "details".
-    const hits = searchCatalog(await catalog(), 'get train details');
+    const hits = searchCatalog(await catalogOf(), 'get train details');
     expect(hits.map((h) => h.entry.path)).toEqual(['trainSchedule.getTrainDetails']);
   });
 
   it('splits camelCase, snake_case and kebab-case and drops stop words', () => {
-    expect(words('getTrainDetails list_channels mcp-slack the')).toEqual(['get', 'train', 'detail', 'list', 'channel', 'mcp', 'slack']);
+    expect(searchWords('getTrainDetails list_channels mcp-slack the')).toEqual(['get', 'train', 'detail', 'list', 'channel', 'mcp', 'slack']);
   });
 });
 
 describe('formatSearch', () => {
   it('shows names, one-line signatures or full docs grouped by module', async () => {
-    const c = await catalog();
+    const c = await catalogOf();
     const hits = searchCatalog(c, 'weather');
-    expect(formatSearch('weather', hits, 'names', 5, c)).toBe("// from '@capabilities/weather'\ngetWeather");
+    expect(formatSearch('weather', hits, 'names', 5, c)).toBe("// from '@capabilities/weather'\nweather.getWeather");
     expect(formatSearch('weather', hits, 'signatures', 5, c)).toBe(
       "// from '@capabilities/weather'\n" +
-        "getWeather(params: { location: string; unit?: 'celsius' | 'fahrenheit' }): Promise<WeatherResult> // Get current weather for a location",
+        'weather.getWeather(params: { location: string; unit?: "celsius" | "fahrenheit" }): Promise<WeatherResult> // Get current weather for a location',
     );
     const full = formatSearch('weather', hits, 'full', 5, c);
     expect(full).toContain('/**\n * Get current weather for a location\n */');
@@ -117,7 +178,7 @@ describe('formatSearch', () => {
   });
 
   it('says how many more matched beyond the limit, and what exists when nothing matched', async () => {
-    const c = await catalog();
+    const c = await catalogOf();
     const hits = searchCatalog(c, 'get train schedule');
     expect(hits.length).toBeGreaterThan(1);
     expect(formatSearch('x', hits, 'names', 1, c)).toContain(`${hits.length - 1} more match`);

@@ -38,6 +38,26 @@ const TRAVEL: SpaceDefinition = {
       code: "import { trainSchedule } from '@capabilities/trains';\nconst text: string = input.count;\nexport default text;",
     },
     {
+      name: 'hostile_schema',
+      description: 'A schema whose text tries to break out of the type of `input`',
+      parameters: {
+        type: 'object',
+        title: 'Input}; throw new Error("title"); type X = {',
+        properties: {
+          '};throw new Error("key");//': { type: 'string', description: '*/ throw new Error("doc"); /*' },
+          mode: { enum: ['*/', '"); throw new Error("enum"); ("', '\n}'] },
+          trip: { $ref: '#/definitions/Trip' },
+        },
+        definitions: { Trip: { type: 'object', title: 'Trip', properties: { id: { type: 'string' } }, required: ['id'] } },
+      },
+      code: [
+        'interface Trip { other: number }',
+        'const mine: Trip = { other: 1 };',
+        "const id: string = input.trip?.id ?? 'none';",
+        'return [mine.other, id, input.mode ?? null, input[\'};throw new Error("key");//\'] ?? null];',
+      ].join('\n'),
+    },
+    {
       name: 'broken',
       description: 'Always fails',
       parameters: { type: 'object', properties: {} },
@@ -103,6 +123,12 @@ describe('user-defined tools', () => {
     const answer = await callTool(client, 'typed', { count: 3 });
     expect(answer).toMatchObject({ isError: true, body: { code: 'TYPE_ERROR' } });
     expect(answer.body.data.diagnostics).toEqual([expect.objectContaining({ line: 2 })]);
+  });
+
+  it('type `input` with the compiler’s schema converter, beside the script’s own names, with no schema text breaking out', async () => {
+    const args = { trip: { id: 'IC 1' }, mode: '*/', '};throw new Error("key");//': 'k' };
+    const answer = await callTool(client, 'hostile_schema', args);
+    expect(answer).toMatchObject({ isError: false, body: [1, 'IC 1', '*/', 'k'] });
   });
 
   it('return a failing script as an error result with its logs', async () => {

@@ -8,15 +8,39 @@ import { jsDoc, propertyKey } from './escape.js';
 import { SchemaTypes } from './schema-to-ts.js';
 import { NameAllocator, isIdentifierName, typeName } from '../ir/names.js';
 
-/** The generated `index.d.ts` text and the problems found while generating it. */
+/** The generated `index.d.ts` text, the problems found while generating it, and the parts its signatures are made of. */
 export interface DeclarationsResult {
   text: string;
   diagnostics: Diagnostic[];
+  /** Per function, in order, the types of its signature as declared. */
+  functions: FunctionTypes[];
+  /** Every named declaration of the module, as written in it (JSDoc included), by name. */
+  types: Map<string, string>;
+}
+
+/** The types of one function's signature in `index.d.ts`. */
+export interface FunctionTypes {
+  fn: FunctionIR;
+  /** Absent for a function without parameters (`fn()`). */
+  params?: {
+    optional: boolean;
+    /** The declared type's name (`GetScheduleParams`). */
+    type: string;
+    /** The object type it declares, when it is an interface. */
+    body?: string;
+  };
+  /** The result type inside `Promise<...>`. */
+  result: string;
+  /** The function's JSDoc lines. */
+  doc: string[];
 }
 
 const INDENT = '  ';
 const MEMBER_INDENT = '    ';
-const DECLARED_NAME = /\bexport\s+(?:declare\s+)?(?:interface|type|class|enum|const|let|var|function)\s+([A-Za-z_$][\w$]*)/g;
+const DECLARATION = String.raw`export\s+(?:declare\s+)?(?:interface|type|class|enum|const|let|var|function)\s+([A-Za-z_$][\w$]*)`;
+const DECLARED_NAME = new RegExp(String.raw`\b${DECLARATION}`, 'g');
+/** A declaration at the top of the `declarations` block once it is indented into the module. */
+const TOP_LEVEL_DECLARATION = new RegExp(`^${INDENT}${DECLARATION}`, 'gm');
 
 /** True when the parameters take any value at all; a function without them is typed `fn()`. */
 export function hasParameters(schema: ObjectSchema): boolean {
@@ -50,6 +74,15 @@ function functionDoc(capability: CapabilityIR, fn: FunctionIR): string[] {
   return lines;
 }
 
+/** The declarations of an indented `declarations` block by name, each from its JSDoc to the next declaration. */
+function splitDeclarations(block: string): Map<string, string> {
+  const starts = [...block.matchAll(TOP_LEVEL_DECLARATION)].map((match) => {
+    const before = block.slice(0, match.index).trimEnd();
+    return { name: match[1]!, at: before.endsWith('*/') ? before.lastIndexOf('/**') : match.index };
+  });
+  return new Map(starts.map(({ name, at }, i) => [name, block.slice(at, starts[i + 1]?.at).trim()]));
+}
+
 function indentBlock(text: string, indent: string): string {
   return text
     .trim()
@@ -65,27 +98,30 @@ export function emitDeclarations(capability: CapabilityIR): DeclarationsResult {
   const types = new SchemaTypes(capability.source.file, names, INDENT);
   const members: string[] = [];
   const exports: string[] = [];
-  capability.functions.forEach((fn, index) => {
+  const functions = capability.functions.map((fn, index): FunctionTypes => {
     const pointer = fn.pointer ?? `/functions/${index}`;
     const base = typeName(fn.name);
-    let params = '';
+    let params: FunctionTypes['params'];
     if (hasParameters(fn.parameters)) {
       const type = types.declare({ schema: fn.parameters, pointer: `${pointer}/parameters` }, `${base}Params`, []);
-      params = `params${hasRequiredParameter(fn.parameters) ? '' : '?'}: ${type}`;
+      const body = types.declarations.find((d) => d.name === type)?.body;
+      params = { optional: !hasRequiredParameter(fn.parameters), type, ...(body ? { body } : {}) };
     }
     const result =
       fn.returnsType ??
       (fn.returns === undefined
         ? 'unknown'
         : types.declareIfObject({ schema: fn.returns, pointer: `${pointer}/returns` }, `${base}Result`, MEMBER_INDENT));
-    const signature = `${fn.name}(${params}): Promise<${result}>;`;
+    const signature = `${fn.name}(${params ? `params${params.optional ? '?' : ''}: ${params.type}` : ''}): Promise<${result}>;`;
     const doc = functionDoc(capability, fn);
     members.push(`${jsDoc(doc, MEMBER_INDENT)}${MEMBER_INDENT}${signature}\n`);
     exports.push(`${jsDoc(doc, INDENT)}${INDENT}export function ${signature}\n`);
+    return { fn, ...(params ? { params } : {}), result, doc };
   });
+  const declared = capability.declarations?.trim() ? indentBlock(capability.declarations, INDENT) : '';
   const sections = [
-    ...(capability.declarations?.trim() ? [`${indentBlock(capability.declarations, INDENT)}\n`] : []),
-    ...types.declarations,
+    ...(declared ? [`${declared}\n`] : []),
+    ...types.declarations.map((d) => d.text),
     `${jsDoc(capability.description ? [capability.description] : [], INDENT)}${INDENT}export const ${capability.exportName}: {\n${members.join('')}${INDENT}};\n`,
     ...exports,
   ];
@@ -93,5 +129,6 @@ export function emitDeclarations(capability: CapabilityIR): DeclarationsResult {
   const text =
     `// Generated by @agent-spaces/compiler from ${origin}. Do not edit.\n` +
     `declare module '${CAPABILITY_PREFIX}${capability.id}' {\n${sections.join('\n')}}\n`;
-  return { text, diagnostics: types.diagnostics };
+  const named = new Map([...splitDeclarations(declared), ...types.declarations.map((d) => [d.name, d.text.trim()] as const)]);
+  return { text, diagnostics: types.diagnostics, functions, types: named };
 }

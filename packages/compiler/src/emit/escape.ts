@@ -44,15 +44,24 @@ export function commentText(text: string): string {
 }
 
 /**
- * A JSDoc block at `indent` from lines of text (each may hold line breaks); '' when there is nothing to say.
- * One line gives `/** text *\/`, more give the multi-line form.
+ * The lines inside a JSDoc block made of `lines` of text (each may hold line breaks): comment-safe, without trailing
+ * spaces or leading and trailing empty lines.
  */
-export function jsDoc(lines: readonly string[], indent: string): string {
+export function docBody(lines: readonly string[]): string[] {
   const body = lines
     .flatMap((line) => commentText(line).split('\n'))
     .map((line) => line.trimEnd());
   while (body.length > 0 && body[body.length - 1] === '') body.pop();
   while (body.length > 0 && body[0] === '') body.shift();
+  return body;
+}
+
+/**
+ * A JSDoc block at `indent` from lines of text (each may hold line breaks); '' when there is nothing to say.
+ * One line gives `/** text *\/`, more give the multi-line form.
+ */
+export function jsDoc(lines: readonly string[], indent: string): string {
+  const body = docBody(lines);
   if (body.length === 0) return '';
   if (body.length === 1) return `${indent}/** ${body[0]} */\n`;
   return `${indent}/**\n${body.map((line) => (line ? `${indent} * ${line}` : `${indent} *`)).join('\n')}\n${indent} */\n`;

@@ -3,7 +3,7 @@
  * through `escape.ts` (literals, keys, comments) and `names.ts` (type names). Problems become diagnostics with the
  * JSON pointer of the offending keyword, and the type there becomes `unknown` — never silently.
  */
-import type { CompileErrorCode, Diagnostic } from '@agent-spaces/capabilities';
+import { isRecord, type CompileErrorCode, type Diagnostic } from '@agent-spaces/capabilities';
 import { jsDoc, literalType, propertyKey } from './escape.js';
 import { schemaDocLines } from './schema-docs.js';
 import { type NameAllocator, typeName } from '../ir/names.js';
@@ -49,10 +49,6 @@ const NAMEABLE_TITLE = /^[A-Z][A-Za-z0-9_]*$/;
 type Chain = ReadonlySet<string>;
 const NO_CHAIN: Chain = new Set();
 
-function isObject(value: unknown): value is SchemaObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function escapePointerSegment(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
@@ -72,13 +68,22 @@ function intersection(members: TypeText[]): TypeText {
   return { text: parts.map((m) => (m.prec === 2 ? `(${m.text})` : m.text)).join(' & '), prec: 1 };
 }
 
+/** A named declaration the converted schemas need. */
+export interface TypeDeclaration {
+  name: string;
+  /** `export interface <name> ...` or `export type <name> = ...;` with its JSDoc, indented, ending in a line break. */
+  text: string;
+  /** The object type an interface declares (`{ ... }`); absent for a type alias. */
+  body?: string;
+}
+
 /**
  * Converts the schemas of one generated module, collecting the named declarations they need (`$ref` targets,
  * titled objects) and the diagnostics they raise. One instance per module, so names stay unique in it.
  */
 export class SchemaTypes {
-  /** Named declarations in the order they were first needed, each with its JSDoc. */
-  readonly declarations: string[] = [];
+  /** Named declarations in the order they were first needed. */
+  readonly declarations: TypeDeclaration[] = [];
   /** Problems found, with pointers into `file`. */
   readonly diagnostics: Diagnostic[] = [];
   readonly #file: string;
@@ -118,14 +123,14 @@ export class SchemaTypes {
    */
   declareIfObject(root: SchemaRoot, baseName: string, indent: string): string {
     const { schema } = root;
-    if (!isObject(schema) || schema.$ref !== undefined) return this.inline(root, indent);
+    if (!isRecord(schema) || schema.$ref !== undefined) return this.inline(root, indent);
     const title = typeof schema.title === 'string' && NAMEABLE_TITLE.test(schema.title) ? schema.title : undefined;
     // `#` inside the schema needs a name to refer to.
     const selfReferring = JSON.stringify(schema).includes('"$ref":"#"');
     if (title || selfReferring || this.#isPlainObject(schema)) {
       return this.declare(root, typeName(title ?? baseName), schemaDocLines(schema));
     }
-    if (schema.type === 'array' && isObject(schema.items) && this.#isPlainObject(schema.items) && schema.items.title === undefined) {
+    if (schema.type === 'array' && isRecord(schema.items) && this.#isPlainObject(schema.items) && schema.items.title === undefined) {
       const state = this.#root(root);
       const item = this.#names.allocate(`${typeName(baseName)}Item`);
       const at = { root: state, path: '/items' };
@@ -141,7 +146,7 @@ export class SchemaTypes {
 
   #isPlainObject(schema: SchemaObject): boolean {
     const composed = ['anyOf', 'oneOf', 'allOf', 'enum', 'const', '$ref'].some((k) => schema[k] !== undefined);
-    return !composed && (schema.type === 'object' || (schema.type === undefined && isObject(schema.properties)));
+    return !composed && (schema.type === 'object' || (schema.type === undefined && isRecord(schema.properties)));
   }
 
   #root(root: SchemaRoot): RootState {
@@ -149,12 +154,12 @@ export class SchemaTypes {
   }
 
   #declareWith(name: string, doc: readonly string[], body: () => TypeText): void {
-    const slot = this.declarations.push('') - 1;
+    const slot = this.declarations.push({ name, text: '' }) - 1;
     const type = body();
     const head = jsDoc(doc, this.#indent);
     this.declarations[slot] = type.object
-      ? `${head}${this.#indent}export interface ${name} ${type.text}\n`
-      : `${head}${this.#indent}export type ${name} = ${type.text};\n`;
+      ? { name, text: `${head}${this.#indent}export interface ${name} ${type.text}\n`, body: type.text }
+      : { name, text: `${head}${this.#indent}export type ${name} = ${type.text};\n` };
   }
 
   #report(code: CompileErrorCode, at: Location, message: string): TypeText {
@@ -168,7 +173,7 @@ export class SchemaTypes {
   #convert(schema: unknown, at: Location, indent: string, chain: Chain, nameByTitle: boolean): TypeText {
     if (schema === undefined || schema === true) return UNKNOWN;
     if (schema === false) return { text: 'never', prec: 0 };
-    if (!isObject(schema)) return this.#report('INVALID_DEFINITION', at, 'a schema must be an object or a boolean');
+    if (!isRecord(schema)) return this.#report('INVALID_DEFINITION', at, 'a schema must be an object or a boolean');
     const title = schema.title;
     if (nameByTitle && typeof title === 'string' && NAMEABLE_TITLE.test(title) && this.#isPlainObject(schema)) {
       return { text: this.#namedType(title, `json:${JSON.stringify(schema)}`, schema, at, chain), prec: 0 };
@@ -243,7 +248,7 @@ export class SchemaTypes {
     const inner = indent + STEP;
     let properties: SchemaObject = {};
     if (schema.properties !== undefined) {
-      if (isObject(schema.properties)) properties = schema.properties;
+      if (isRecord(schema.properties)) properties = schema.properties;
       else this.#report('INVALID_DEFINITION', this.#child(at, 'properties'), 'properties must be an object');
     }
     const required = new Set<string>();
@@ -256,7 +261,7 @@ export class SchemaTypes {
     const valueTypes: TypeText[] = [];
     for (const [key, property] of Object.entries(properties)) {
       // Draft 3 marks a required property on the property itself (`"required": true`), as the seed does.
-      const optional = !required.has(key) && !(isObject(property) && property.required === true);
+      const optional = !required.has(key) && !(isRecord(property) && property.required === true);
       const type = this.#convert(property, this.#child(at, 'properties', key), inner, NO_CHAIN, true);
       valueTypes.push(type, ...(optional ? [{ text: 'undefined', prec: 0 } as const] : []));
       members.push(`${jsDoc(schemaDocLines(property), inner)}${inner}${propertyKey(key)}${optional ? '?' : ''}: ${type.text};\n`);
@@ -281,7 +286,7 @@ export class SchemaTypes {
     const types: TypeText[] = [];
     const doc: string[] = [];
     const patterns = schema.patternProperties;
-    if (isObject(patterns)) {
+    if (isRecord(patterns)) {
       for (const [pattern, value] of Object.entries(patterns)) {
         types.push(this.#convert(value, this.#child(at, 'patternProperties', pattern), indent, NO_CHAIN, true));
         doc.push(`Keys matching /${pattern}/`);
@@ -333,7 +338,7 @@ export class SchemaTypes {
     }
     let target: unknown = at.root.schema;
     for (const segment of segments) {
-      target = Array.isArray(target) ? target[Number(segment)] : isObject(target) && Object.hasOwn(target, segment) ? target[segment] : undefined;
+      target = Array.isArray(target) ? target[Number(segment)] : isRecord(target) && Object.hasOwn(target, segment) ? target[segment] : undefined;
       if (target === undefined) return this.#report('BAD_REF', at, `cannot resolve $ref ${JSON.stringify(ref)}: no such location`);
     }
     const last = [...segments].reverse().find((s) => !/^\d+$/.test(s)) ?? 'Type';

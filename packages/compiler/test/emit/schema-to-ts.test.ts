@@ -8,7 +8,7 @@ import { SCHEMA_CASES } from './schema-cases.js';
 function typesOf(schema: unknown): { text: string; diagnostics: string[]; messages: string[] } {
   const types = new SchemaTypes('f.json', new NameAllocator(), '');
   types.declare({ schema, pointer: '/functions/0/parameters' }, 'Params', []);
-  return { text: types.declarations.join('\n'), diagnostics: codes(types.diagnostics), messages: types.diagnostics.map((d) => d.message) };
+  return { text: types.declarations.map((d) => d.text).join('\n'), diagnostics: codes(types.diagnostics), messages: types.diagnostics.map((d) => d.message) };
 }
 
 function expectTypes(schema: unknown, expected: string): void {
