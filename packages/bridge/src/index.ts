@@ -1,5 +1,5 @@
 export { createBridge, type Bridge } from './bridge.js';
-export { compileSchema, loadValidators, validatorsSource } from './validate.js';
+export { compileSchema, loadValidatorsCompiler, type ValidatorsCompiler } from './validate.js';
 export { ApprovalDesk, DEFAULT_APPROVAL_TIMEOUT_MS, type ApprovalOutcome, type Approvals } from './approvals.js';
 export { AuditLog, auditLogFile, isoNow, readAuditLog, type AuditEntry, type AuditRecord, type AuditSink } from './audit.js';
 export { createPolicy } from './policy.js';

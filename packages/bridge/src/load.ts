@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AgentSpacesError, CAPABILITY_FILES } from '@agent-spaces/capabilities';
+import type { ValidateFunction } from 'ajv';
+import { AgentSpacesError, CAPABILITY_FILES, builtFile, isAgentSpacesError, readBuiltFile } from '@agent-spaces/capabilities';
 import { approvalTemplate } from './approval-template.js';
 import { readBuiltCapability, type BuiltCapability } from './built-files.js';
 import type { Executor, ExecutorContext } from './executors/executor.js';
@@ -12,10 +13,11 @@ import { openApiExecutor } from './executors/openapi.js';
 import { runtimeExecutor } from './executors/runtime.js';
 import { placeholderNames } from './redact.js';
 import type { HostCapability, HostFunction, RuntimeHandlers } from './types.js';
+import { loadValidators } from './validate.js';
 
 /**
- * Reads `meta.json` and `schema.json` of the built capabilities `ids` under `outDir` (`.agent-spaces/capabilities`)
- * and binds each to its executor:
+ * Reads `meta.json` and `schema.json` of the built capabilities `ids` under `outDir` (`.agent-spaces/capabilities`),
+ * with the params validators the build compiled (`validators.cjs`, when present), and binds each to its executor:
  * - `module`: `<outDir>/<id>/host.mjs`, imported on the first call (at load time when a `defineTool()` function needs
  *   approval and has no message template, so its `approvalMessage` is at hand); with `executor.export` that export is a
  *   `defineTool()` value whose `functions[sourceName].handler` runs, without it the export named `sourceName` does;
@@ -33,7 +35,7 @@ export async function loadCapabilities(
   handlers?: RuntimeHandlers,
   options: LoadOptions = {},
 ): Promise<HostCapability[]> {
-  return Promise.all(ids.map(async (id) => toHostCapability(readBuiltCapability(outDir, id), handlers, options)));
+  return Promise.all(ids.map(async (id) => toHostCapability(readBuiltCapability(outDir, id), builtValidators(outDir, id), handlers, options)));
 }
 
 /** Run-time services some executors need, owned by the caller. */
@@ -42,7 +44,12 @@ export interface LoadOptions {
   mcp?: McpClientPool;
 }
 
-async function toHostCapability(built: BuiltCapability, handlers: RuntimeHandlers | undefined, options: LoadOptions): Promise<HostCapability> {
+async function toHostCapability(
+  built: BuiltCapability,
+  validators: ReadonlyMap<string, ValidateFunction>,
+  handlers: RuntimeHandlers | undefined,
+  options: LoadOptions,
+): Promise<HostCapability> {
   const context: ExecutorContext = { id: built.id, exportName: built.exportName, dir: built.dir, handlers, mcp: options.mcp };
   const executor = await bindExecutor(built, context);
   const functions = new Map<string, HostFunction>();
@@ -52,10 +59,12 @@ async function toHostCapability(built: BuiltCapability, handlers: RuntimeHandler
       throw new AgentSpacesError('INVALID_DEFINITION', `${file}: function '${fn.name}' is listed twice`, { file });
     }
     const approvalMessage = fn.approvalMessage !== undefined ? approvalTemplate(fn.approvalMessage) : executor.approvalMessage?.(fn);
+    const validator = validators.get(fn.name);
     functions.set(fn.name, {
       name: fn.name,
       sourceName: fn.sourceName,
       parameters: fn.parameters,
+      ...(validator ? { validator } : {}),
       ...(fn.returns ? { returns: fn.returns } : {}),
       requiresApproval: fn.requiresApproval,
       ...(approvalMessage ? { approvalMessage } : {}),
@@ -64,6 +73,26 @@ async function toHostCapability(built: BuiltCapability, handlers: RuntimeHandler
   }
   const secrets = placeholderNames(built.executor);
   return { id: built.id, exportName: built.exportName, config: built.config, functions, ...(secrets.length > 0 ? { secrets } : {}) };
+}
+
+/**
+ * The params validators the build compiled for capability `id` (its validators file), or none when the build wrote
+ * none (an older build): its schemas are then compiled on their first call.
+ */
+function builtValidators(outDir: string, id: string): ReadonlyMap<string, ValidateFunction> {
+  let source: string;
+  try {
+    source = readBuiltFile(outDir, id, CAPABILITY_FILES.validators);
+  } catch (error) {
+    if (isAgentSpacesError(error) && error.code === 'CAPABILITY_NOT_FOUND') return new Map();
+    throw error;
+  }
+  try {
+    return loadValidators(source);
+  } catch (error) {
+    const file = builtFile(outDir, id, CAPABILITY_FILES.validators);
+    throw new AgentSpacesError('INVALID_DEFINITION', `${file} does not load (rebuild the capability): ${String(error)}`, { file }, { cause: error });
+  }
 }
 
 async function bindExecutor(built: BuiltCapability, context: ExecutorContext): Promise<Executor> {

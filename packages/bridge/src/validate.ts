@@ -40,13 +40,16 @@ export function paramsCheck(validate: ValidateFunction): ParamsCheck {
   return (params) => (validate(params) ? undefined : toIssues(validate));
 }
 
+/** Compiles the params validators of functions into a validators file ({@link loadValidatorsCompiler}). */
+export type ValidatorsCompiler = (functions: readonly { name: string; parameters: ObjectSchema }[]) => string;
+
 /**
- * The params validators of `functions` as the source of a CommonJS module exporting one validator per function name
- * (ajv's standalone code, compiled with the same options as {@link compileSchema}), which the compiler writes into the
- * build so that a process validates its first call without loading ajv (≈ 45 ms). A schema ajv cannot compile is left
- * out: its function compiles (and fails) at its first call, as without the file.
+ * Loads ajv once and returns the compiler of validators files: the source of a CommonJS module exporting one
+ * validator per function name (ajv's standalone code, with the same options as {@link compileSchema}). The compiler
+ * writes one per capability, so that a process validates its first call without loading ajv (≈ 45 ms). A schema ajv
+ * cannot compile is left out: its function compiles (and fails) at its first call, as without the file.
  */
-export async function validatorsSource(functions: readonly { name: string; parameters: ObjectSchema }[]): Promise<string> {
+export async function loadValidatorsCompiler(): Promise<ValidatorsCompiler> {
   const [{ Ajv, _ }, { Ajv2020 }, add, { default: standaloneCode }] = await Promise.all([
     import('ajv'),
     import('ajv/dist/2020.js'),
@@ -54,27 +57,29 @@ export async function validatorsSource(functions: readonly { name: string; param
     import('ajv/dist/standalone/index.js'),
   ]);
   const options: Options = { ...AJV_OPTIONS, code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } };
-  const drafts = [add(new Ajv(options)), add(new Ajv2020(options))];
-  const refs: Record<string, string>[] = [{}, {}];
-  for (const [index, fn] of functions.entries()) {
-    const draft = isDraft2020(fn.parameters) ? 1 : 0;
-    const key = `params${index}`;
-    const ajv = drafts[draft]!;
-    try {
-      ajv.addSchema(fn.parameters, key).getSchema(key);
-      refs[draft]![fn.name] = key;
-    } catch {
-      ajv.removeSchema(key); // left out: see above
+  return (functions) => {
+    const drafts = [add(new Ajv(options)), add(new Ajv2020(options))];
+    const refs: Record<string, string>[] = [{}, {}];
+    for (const [index, fn] of functions.entries()) {
+      const draft = isDraft2020(fn.parameters) ? 1 : 0;
+      const key = `params${index}`;
+      const ajv = drafts[draft]!;
+      try {
+        ajv.addSchema(fn.parameters, key).getSchema(key);
+        refs[draft]![fn.name] = key;
+      } catch {
+        ajv.removeSchema(key); // left out: see above
+      }
     }
-  }
-  const parts = drafts.flatMap((ajv, draft) => (Object.keys(refs[draft]!).length === 0 ? [] : [standaloneCode.default(ajv, refs[draft])]));
-  return parts.map((code) => `(function (exports) {\n${code}\n})(exports);\n`).join('');
+    const parts = drafts.flatMap((ajv, draft) => (Object.keys(refs[draft]!).length === 0 ? [] : [standaloneCode.default(ajv, refs[draft])]));
+    return parts.map((code) => `(function (exports) {\n${code}\n})(exports);\n`).join('');
+  };
 }
 
 const requireFromBridge = createRequire(import.meta.url);
 
 /**
- * Evaluates a build's validators file ({@link validatorsSource}) with the bridge's own `require`, so the ajv runtime
+ * Evaluates a build's validators file ({@link loadValidatorsCompiler}) with the bridge's own `require`, so the ajv runtime
  * helpers it needs resolve from here whatever the project installed. Returns the validators by function name.
  */
 export function loadValidators(source: string): ReadonlyMap<string, ValidateFunction> {

@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBridge, loadCapabilities, type ApprovalRequest, type RuntimeHandlers } from '../src/index.js';
+import { loadValidatorsCompiler } from '../src/validate.js';
 import { errorOf, msg, startServer, tempOutDir, writeCapability } from './fixtures.js';
 
 const signal = new AbortController().signal;
@@ -249,5 +250,41 @@ describe('built files', () => {
       ['f', true],
       ['g', false],
     ]);
+  });
+});
+
+describe('validators compiled by the build', () => {
+  const parameters = { type: 'object', properties: { station: { type: 'string', minLength: 2 } }, required: ['station'] } as const;
+  const write = () =>
+    writeCapability(outDir, { id: 'trains', executor: { kind: 'runtime' }, functions: [{ name: 'getSchedule', parameters }] });
+  const handlers: RuntimeHandlers = { trains: { getSchedule: ({ station }) => `trips from ${station}` } };
+
+  it('checks params with the validators file when the build wrote one, and refuses what it refuses', async () => {
+    await write();
+    const source = (await loadValidatorsCompiler())([{ name: 'getSchedule', parameters }]);
+    await writeFile(join(outDir, 'trains', 'validators.cjs'), source);
+    const [capability] = await loadCapabilities(outDir, ['trains'], handlers);
+    expect(capability!.functions.get('getSchedule')!.validator).toBeTypeOf('function');
+    const bridge = createBridge({ capabilities: [capability!] });
+    expect(await bridge.call(msg('trains', 'getSchedule', { station: 'Central' }), signal)).toEqual({ ok: true, value: 'trips from Central' });
+    expect(errorOf(await bridge.call(msg('trains', 'getSchedule', { station: 'C' }), signal))).toMatchObject({
+      code: 'INVALID_PARAMS',
+      data: { errors: [{ path: '/station', message: 'must NOT have fewer than 2 characters' }] },
+    });
+  });
+
+  it('compiles the schemas at the first call when there is no validators file (an older build)', async () => {
+    await write();
+    const [capability] = await loadCapabilities(outDir, ['trains'], handlers);
+    expect(capability!.functions.get('getSchedule')!.validator).toBeUndefined();
+    expect(errorOf(await createBridge({ capabilities: [capability!] }).call(msg('trains', 'getSchedule', {}), signal)).code).toBe('INVALID_PARAMS');
+  });
+
+  it('fails INVALID_DEFINITION, naming the file, when the validators file does not load', async () => {
+    await write();
+    await writeFile(join(outDir, 'trains', 'validators.cjs'), 'this is not javascript (');
+    const error = await rejection(loadCapabilities(outDir, ['trains'], handlers));
+    expect(error.code).toBe('INVALID_DEFINITION');
+    expect(error.message).toContain(join('trains', 'validators.cjs'));
   });
 });

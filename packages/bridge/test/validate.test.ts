@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ObjectSchema } from '@agent-spaces/capabilities';
-import { compileParamsCheck, compileSchema, loadValidators, paramsCheck, snapshotParams, validatorsSource } from '../src/validate.js';
+import { compileParamsCheck, compileSchema, loadValidators, loadValidatorsCompiler, paramsCheck, snapshotParams } from '../src/validate.js';
 
 const refused = (raw: unknown) => {
   const snapshot = snapshotParams(raw);
@@ -130,7 +130,7 @@ describe('validators compiled at build time', () => {
   ];
 
   it('give the same answers and issues as the schemas compiled at run time, and leave out a schema ajv refuses', async () => {
-    const validators = loadValidators(await validatorsSource(functions));
+    const validators = loadValidators((await loadValidatorsCompiler())(functions));
     expect([...validators.keys()].sort()).toEqual(['getSchedule', 'tuple']);
     for (const fn of functions.slice(0, 2)) {
       const built = paramsCheck(validators.get(fn.name)!);
@@ -142,7 +142,7 @@ describe('validators compiled at build time', () => {
   });
 
   it('is an empty module when no schema compiles, and a file that exports no functions gives no validators', async () => {
-    expect(await validatorsSource([functions[2]!])).toBe('');
+    expect((await loadValidatorsCompiler())([functions[2]!])).toBe('');
     expect(loadValidators('exports.x = 1;').size).toBe(0);
   });
 });

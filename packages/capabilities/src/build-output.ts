@@ -42,6 +42,8 @@ export const CAPABILITY_FILES = {
   host: 'host.mjs',
   /** What `search_capabilities` shows and scores ({@link CapabilityCatalog}). */
   catalog: 'catalog.json',
+  /** The params validators, compiled ahead (CommonJS source the bridge evaluates; a build may leave it out). */
+  validators: 'validators.cjs',
 } as const;
 
 /** The name of a file in a capability's folder. */

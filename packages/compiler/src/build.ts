@@ -15,6 +15,7 @@ import {
   type Diagnostic,
 } from '@agent-spaces/capabilities';
 import { type BuiltRecord, readBuiltRecords, recordOf, writeBuildState } from './build-state.js';
+import type { ValidatorsCompiler } from '@agent-spaces/bridge';
 import { emitCatalog } from './emit/catalog.js';
 import { emitDeclarations } from './emit/declarations.js';
 import { emitMeta, emitSchemaFile } from './emit/manifest.js';
@@ -202,7 +203,8 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
     }
     return result.capabilities.map((capability) => ({ source, capability }));
   });
-  if (jobs.length > 0) await prepareOutput(outDir);
+  // The bridge (and ajv) load only when something may be compiled.
+  const [validators] = jobs.length > 0 ? await Promise.all([loadValidators(), prepareOutput(outDir)]) : [undefined];
   const previousById = new Map(previous.map((record) => [record.id, record]));
   for (const { source, capability } of jobs) {
     const jobStarted = performance.now();
@@ -215,7 +217,14 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
       report({ id: capability.id, file: capability.source.file, status: 'unchanged', diagnostics, durationMs: source.durationMs + performance.now() - jobStarted });
       continue;
     }
-    const { record, ...entry } = compileCapability(capability, source, diagnostics, { outDir, rootDir, compiler, hashes, ...(fingerprint ? { fingerprint } : {}) });
+    const { record, ...entry } = compileCapability(capability, source, diagnostics, {
+      outDir,
+      rootDir,
+      compiler,
+      hashes,
+      validators: validators!,
+      ...(fingerprint ? { fingerprint } : {}),
+    });
     if (record) built.set(record.id, record);
     report({ ...entry, durationMs: source.durationMs / source.result.capabilities.length + performance.now() - jobStarted });
   }
@@ -244,6 +253,8 @@ interface CompileContext {
   rootDir: string;
   compiler: string;
   hashes: FileHashes;
+  /** Compiles the functions' params validators ahead of runs (the bridge's, see `loadValidatorsCompiler`). */
+  validators: ValidatorsCompiler;
   /** The inputs record of a config source's capability (its IR's hash), in place of file hashes. */
   fingerprint?: Record<string, string>;
 }
@@ -256,6 +267,11 @@ function irFingerprint(capability: CapabilityIR, compiler: string): Record<strin
 
 function sameInputs(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
   return a !== undefined && Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => a[key] === value);
+}
+
+async function loadValidators(): Promise<ValidatorsCompiler> {
+  const { loadValidatorsCompiler } = await import('@agent-spaces/bridge');
+  return loadValidatorsCompiler();
 }
 
 /** Emits and writes one capability whose source was read; `diagnostics` are those found so far. */
@@ -278,6 +294,7 @@ function compileCapability(
     [CAPABILITY_FILES.schema]: `${JSON.stringify(emitSchemaFile(capability), null, 2)}\n`,
     [CAPABILITY_FILES.meta]: `${JSON.stringify(meta, null, 2)}\n`,
     [CAPABILITY_FILES.catalog]: `${JSON.stringify(emitCatalog(capability, declarations))}\n`,
+    [CAPABILITY_FILES.validators]: context.validators(capability.functions),
   };
   const host = source.result.hostModules[capability.id];
   if (host !== undefined) files[CAPABILITY_FILES.host] = host;

@@ -51,8 +51,8 @@ describe('buildCapabilities', () => {
     expect(statuses(report)).toEqual(['notes built', 'weather built']);
     expect(report.totals).toEqual({ built: 2, unchanged: 0, failed: 0 });
     expect(progress.map((e) => e.id).sort()).toEqual(['notes', 'weather']);
-    expect((await readdir(join(p.out, 'capabilities', 'weather'))).sort()).toEqual(['catalog.json', 'host.mjs', 'index.d.ts', 'index.js', 'meta.json', 'schema.json']);
-    expect((await readdir(join(p.out, 'capabilities', 'notes'))).sort()).toEqual(['catalog.json', 'index.d.ts', 'index.js', 'meta.json', 'schema.json']);
+    expect((await readdir(join(p.out, 'capabilities', 'weather'))).sort()).toEqual(['catalog.json', 'host.mjs', 'index.d.ts', 'index.js', 'meta.json', 'schema.json', 'validators.cjs']);
+    expect((await readdir(join(p.out, 'capabilities', 'notes'))).sort()).toEqual(['catalog.json', 'index.d.ts', 'index.js', 'meta.json', 'schema.json', 'validators.cjs']);
     expect(await p.file('capabilities/weather/index.js')).toContain('getWeather: (params) => call("weather", "getWeather", params),');
     expect(await p.file('capabilities/weather/host.mjs')).toContain('get_weather');
 
