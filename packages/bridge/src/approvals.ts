@@ -2,7 +2,7 @@ import { AgentSpacesError } from '@agent-spaces/capabilities';
 import type { ApprovalAnswer, ApprovalRequest, Approver } from './types.js';
 
 /** Default time a pending approval waits before it counts as denied. */
-export const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
+const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
 
 /** Approval requests waiting for an answer (`space.approvals`). */
 export interface Approvals {

@@ -12,10 +12,10 @@ import {
 import { readOpenApiExecutorSpec } from './executors/openapi-spec.js';
 
 /** The executors this bridge runs. */
-export type SupportedExecutor = Extract<ExecutorSpec, { kind: 'module' | 'http' | 'runtime' | 'openapi' | 'mcp' }>;
+type SupportedExecutor = Extract<ExecutorSpec, { kind: 'module' | 'http' | 'runtime' | 'openapi' | 'mcp' }>;
 
 /** One function of a built capability: its `meta.json` entry joined with its `schema.json` schemas. */
-export interface BuiltFunction {
+interface BuiltFunction {
   name: string;
   sourceName: string;
   requiresApproval: boolean;

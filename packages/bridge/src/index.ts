@@ -1,12 +1,11 @@
 export { createBridge, type Bridge } from './bridge.js';
 export { compileSchema, loadValidatorsCompiler, type ValidatorsCompiler } from './validate.js';
-export { ApprovalDesk, DEFAULT_APPROVAL_TIMEOUT_MS, type ApprovalOutcome, type Approvals } from './approvals.js';
+export type { Approvals } from './approvals.js';
 export { AuditLog, auditLogFile, isoNow, readAuditLog, type AuditEntry, type AuditRecord, type AuditSink } from './audit.js';
 export { createPolicy } from './policy.js';
-export { createRateLimiter, type RateLimiter, type RateLimiterOptions } from './rate-limit.js';
 export { createRedactor, placeholderNames, secretsFromEnv, type Redactor } from './redact.js';
 export { loadCapabilities, type LoadOptions } from './load.js';
-export { createOpenApiExecutor, type OpenApiExecutor, type OpenApiExecutorOptions, type SecretEnv } from './executors/openapi.js';
+export { createOpenApiExecutor } from './executors/openapi.js';
 export type {
   ApprovalAnswer,
   ApprovalRequest,

@@ -3,7 +3,7 @@ import type { ParamMatcher, PolicyAction, PolicyRule, PoliciesConfig } from '@ag
 import type { PendingCall } from './types.js';
 
 /** What the rules decided for a call, and which rule did (`policies.rules["mail.send"][0]`). */
-export interface RuleMatch {
+interface RuleMatch {
   action: PolicyAction;
   by: string;
 }

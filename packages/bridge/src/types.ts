@@ -2,7 +2,6 @@ import type { ValidateFunction } from 'ajv';
 import type { AuditSink } from './audit.js';
 import type { Redactor } from './redact.js';
 import type {
-  CallOutcome,
   CapabilityConfig,
   RateLimit,
   RunEventInput,
@@ -45,7 +44,7 @@ export interface HostFunction {
 }
 
 /** Host handlers of `runtime` capabilities: `{ [capability id or exportName]: { [function or sourceName]: handler } }`. */
-export type RuntimeHandlers = Record<string, Record<string, (params: any, context: HandlerContext) => unknown>>;
+export type RuntimeHandlers = Record<string, Record<string, (params: never, context: HandlerContext) => unknown>>;
 
 /** A call that passed lookup and validation and waits for the policy's decision. */
 export interface PendingCall {

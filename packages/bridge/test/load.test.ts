@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ObjectSchema } from '@agent-spaces/capabilities';
 import { createBridge, loadCapabilities, type ApprovalRequest, type RuntimeHandlers } from '../src/index.js';
 import { loadValidatorsCompiler } from '../src/validate.js';
 import { errorOf, msg, startServer, tempOutDir, writeCapability } from './fixtures.js';
@@ -254,7 +255,7 @@ describe('built files', () => {
 });
 
 describe('validators compiled by the build', () => {
-  const parameters = { type: 'object', properties: { station: { type: 'string', minLength: 2 } }, required: ['station'] } as const;
+  const parameters: ObjectSchema = { type: 'object', properties: { station: { type: 'string', minLength: 2 } }, required: ['station'] };
   const write = () =>
     writeCapability(outDir, { id: 'trains', executor: { kind: 'runtime' }, functions: [{ name: 'getSchedule', parameters }] });
   const handlers: RuntimeHandlers = { trains: { getSchedule: ({ station }) => `trips from ${station}` } };

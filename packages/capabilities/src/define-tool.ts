@@ -95,6 +95,7 @@ export interface ToolDefinition<F = Record<string, FunctionDefinition>> {
 }
 
 /** Any `defineTool()` value, whatever the parameter and result types of its functions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- P is both read (parameters) and written (handler): only any admits every definition
 export type AnyToolDefinition = ToolDefinition<Record<string, FunctionDefinition<any, any>>>;
 
 /**

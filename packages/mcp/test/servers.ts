@@ -11,7 +11,7 @@ import type { McpStdioServerConfig } from '../src/index.js';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Path of an official server's entry script (`server-everything` -> `.../dist/index.js`). */
-export function serverScript(pkg: string): string {
+function serverScript(pkg: string): string {
   return join(root, 'node_modules/@modelcontextprotocol', pkg, 'dist/index.js');
 }
 

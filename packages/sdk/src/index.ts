@@ -1,5 +1,6 @@
 export { createSpace, type RunOptions, type Session, type Space, type SpaceOptions } from './space.js';
 export { Run, type RunLog, type RunResult, type RunStats } from './run.js';
+export { RUN_EVENT_PARAMS_BYTES, type TruncatedParams } from './budget.js';
 export type { TypecheckDiagnostic } from './typecheck.js';
 export {
   auditLogFile,
@@ -9,4 +10,8 @@ export {
   type Approvals,
   type Approver,
   type AuditRecord,
+  type PendingCall,
+  type PolicyDecision,
+  type PolicyHook,
+  type RuntimeHandlers,
 } from '@agent-spaces/bridge';

@@ -44,7 +44,7 @@ export async function getPrompt(connection: Connection, name: string, args: Reco
  * Replaces `{arg}` with the argument's value (an optional argument left out becomes empty) and `{name}` with the
  * prompt's name unless an argument is called `name`; any other `{…}` stays as written.
  */
-export function fillTemplate(template: PromptTemplate, args: Record<string, string>): string {
+function fillTemplate(template: PromptTemplate, args: Record<string, string>): string {
   const declared = new Map((template.arguments ?? []).map((a) => [a.name, a]));
   const issues: ArgumentIssue[] = [
     ...[...declared.values()].filter((a) => a.required && args[a.name] === undefined).map((a) => ({ field: a.name, problem: 'is required' })),

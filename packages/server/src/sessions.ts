@@ -2,7 +2,7 @@ import { AgentSpacesError, payloadBytes } from '@agent-spaces/capabilities';
 import type { RunResult, Session } from '@agent-spaces/sdk';
 
 /** One finished run of a session, as `get_session_history` returns it. */
-export interface HistoryEntry {
+interface HistoryEntry {
   seq: number;
   at: string;
   code: string;

@@ -1,8 +1,8 @@
-import { AgentSpacesError } from '@agent-spaces/capabilities';
-import type { RuntimeHandlers } from '../types.js';
+import { AgentSpacesError, type HandlerContext } from '@agent-spaces/capabilities';
 import type { Executor, ExecutorContext, FunctionRef } from './executor.js';
 
-type RuntimeHandler = RuntimeHandlers[string][string];
+/** A handler as the executor calls it: with the params the bridge validated against the function's schema. */
+type RuntimeHandler = (params: Record<string, unknown>, context: HandlerContext) => unknown;
 
 /**
  * The `runtime` executor: handlers given at run time, found as `handlers[id]` or `handlers[exportName]`, then

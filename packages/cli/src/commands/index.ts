@@ -8,7 +8,7 @@ export interface CommandContext {
 }
 
 /** One option of a command, as `node:util` parseArgs takes it plus help text. */
-export interface CommandOption {
+interface CommandOption {
   type: 'string' | 'boolean';
   short?: string;
   description: string;

@@ -19,7 +19,7 @@ export interface DeclarationsResult {
 }
 
 /** The types of one function's signature in `index.d.ts`. */
-export interface FunctionTypes {
+interface FunctionTypes {
   fn: FunctionIR;
   /** Absent for a function without parameters (`fn()`). */
   params?: {
@@ -43,7 +43,7 @@ const DECLARED_NAME = new RegExp(String.raw`\b${DECLARATION}`, 'g');
 const TOP_LEVEL_DECLARATION = new RegExp(`^${INDENT}${DECLARATION}`, 'gm');
 
 /** True when the parameters take any value at all; a function without them is typed `fn()`. */
-export function hasParameters(schema: ObjectSchema): boolean {
+function hasParameters(schema: ObjectSchema): boolean {
   const s = schema as unknown as Record<string, unknown>;
   const properties = s.properties;
   if (typeof properties === 'object' && properties !== null && Object.keys(properties).length > 0) return true;
@@ -53,7 +53,7 @@ export function hasParameters(schema: ObjectSchema): boolean {
 }
 
 /** True when a caller must pass some parameter (`required` lists one, or a property says `required: true`). */
-export function hasRequiredParameter(schema: ObjectSchema): boolean {
+function hasRequiredParameter(schema: ObjectSchema): boolean {
   if (Array.isArray(schema.required) && schema.required.length > 0) return true;
   const properties: Record<string, unknown> = schema.properties ?? {};
   return Object.values(properties).some((p) => typeof p === 'object' && p !== null && (p as { required?: unknown }).required === true);

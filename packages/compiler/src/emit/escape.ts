@@ -39,7 +39,7 @@ export function literalType(value: unknown): string {
 }
 
 /** Text safe inside a block comment: `*\/` cannot end it early, and line breaks are normalized to `\n`. */
-export function commentText(text: string): string {
+function commentText(text: string): string {
   return text.replace(/\r\n?/g, '\n').replace(/\*\//g, '*\\/');
 }
 

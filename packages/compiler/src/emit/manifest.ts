@@ -15,7 +15,7 @@ export function emitSchemaFile(capability: CapabilityIR): CapabilitySchemaFile {
  * The content hash of a build: sha256 over the compiler version and every input's path and content hash, so any
  * change to a file the capability was built from, or to the compiler, changes it.
  */
-export function contentHash(compilerVersion: string, inputs: Record<string, string>): string {
+function contentHash(compilerVersion: string, inputs: Record<string, string>): string {
   const hash = createHash('sha256').update(`agent-spaces-compiler@${compilerVersion}\n`);
   for (const file of Object.keys(inputs).sort()) hash.update(`${file}\0${inputs[file]}\n`);
   return hash.digest('hex');

@@ -180,7 +180,7 @@ export class SchemaTypes {
     }
     const parts: TypeText[] = [];
     if (schema.$ref !== undefined) parts.push(this.#ref(schema.$ref, this.#child(at, '$ref'), chain));
-    const base = this.#base(schema, at, indent, chain);
+    const base = this.#base(schema, at, indent);
     if (base) parts.push(base);
     for (const keyword of ['anyOf', 'oneOf'] as const) {
       const members = this.#list(schema, keyword, at);
@@ -205,7 +205,7 @@ export class SchemaTypes {
   }
 
   /** The type given by `enum`, `const` or `type` (or implied by object/array keywords); undefined when none. */
-  #base(schema: SchemaObject, at: Location, indent: string, chain: Chain): TypeText | undefined {
+  #base(schema: SchemaObject, at: Location, indent: string): TypeText | undefined {
     if (schema.enum !== undefined) {
       const values = this.#list(schema, 'enum', at);
       return values ? union(values.map((v) => ({ text: literalType(v), prec: 0 }))) : UNKNOWN;

@@ -191,7 +191,7 @@ export function readString(target: object, key: string): string | undefined {
   return undefined;
 }
 
-function formatFunction(fn: Function): string {
+function formatFunction(fn: object): string {
   try {
     const nameDescriptor = getOwnPropertyDescriptor(fn, 'name');
     const name = nameDescriptor !== undefined && typeof nameDescriptor.value === 'string' ? nameDescriptor.value : '';
@@ -207,7 +207,7 @@ function constructorPrefix(value: object): string {
   if (proto === null) return '[Object: null prototype]';
   const ctor = getOwnPropertyDescriptor(proto, 'constructor');
   if (ctor === undefined || typeof ctor.value !== 'function') return '';
-  const name = getOwnPropertyDescriptor(ctor.value as Function, 'name');
+  const name = getOwnPropertyDescriptor(ctor.value as (...args: never[]) => unknown, 'name');
   const text = name !== undefined && typeof name.value === 'string' ? name.value : '';
   return text === 'Object' ? '' : text;
 }

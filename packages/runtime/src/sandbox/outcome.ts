@@ -35,7 +35,7 @@ export async function prepare(code: string, modules: ReadonlyMap<string, string>
 }
 
 /** `IMPORT_NOT_FOUND` for `specifier`, listing what can be imported. */
-export function importNotFound(specifier: string, modules: ReadonlyMap<string, string>): WireError {
+function importNotFound(specifier: string, modules: ReadonlyMap<string, string>): WireError {
   return {
     code: 'IMPORT_NOT_FOUND',
     message: `Cannot import "${specifier}". ${importable(modules)}`,
@@ -82,7 +82,7 @@ export function cpuLimit(limits: RunLimits): WireError {
 }
 
 /** `MEMORY_LIMIT`: the isolate's heap limit was hit. */
-export function memoryLimit(limits: RunLimits | undefined): WireError {
+function memoryLimit(limits: RunLimits | undefined): WireError {
   return {
     code: 'MEMORY_LIMIT',
     message: limits ? `The run exceeded its memory limit of ${limits.memoryMb} MiB` : 'The run ran out of memory',

@@ -26,6 +26,7 @@ export async function connectInMemory(server: Server, elicit?: ElicitAnswer): Pr
 export interface ToolAnswer {
   isError: boolean;
   text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the parsed JSON of many tools' answers, read field by field by the tests
   body: any;
 }
 
