@@ -96,6 +96,10 @@ export const ERROR_CODES = {
   },
   SESSION_CLOSED: { families: ['run'], description: 'The session was closed before or during the run.' },
   SPACE_CLOSED: { families: ['run'], description: 'The space (its sandbox) was closed before or during the run.' },
+  SANDBOX_CRASHED: {
+    families: ['run'],
+    description: "The run's sandbox process died (`isolation: 'process'`); `data` holds `signal`, `exitCode` and the likely `cause` (`memory`, `crash`, …).",
+  },
   CAPABILITY_NOT_FOUND: {
     families: ['run'],
     description: 'No capability with that id in the space, no built capability of that id, or no such MCP server.',

@@ -158,10 +158,10 @@ export class IsolatePool {
   }
 
   /**
-   * Takes an isolate back after a run. `settled` says the run's code finished; otherwise the isolate may still be
-   * busy (a limit ended the run), so it is probed and disposed unless it proves idle.
+   * Takes an isolate back after a run. The isolate may still be busy (a limit ended the run, or work the agent queued
+   * runs on after its result), so it is probed and disposed unless it proves idle.
    */
-  release(lease: Lease, settled: boolean): void {
+  release(lease: Lease): void {
     const { host, context } = lease;
     this.#leased.delete(host);
     if (host.disposed || this.#closed || host.memoryMb !== this.#memoryMb || this.#idle) {
@@ -174,7 +174,7 @@ export class IsolatePool {
       .then(() => {
         context.release();
         const next = host.newContext(this.#modules());
-        return settled ? next.then((value) => ({ value }), () => undefined) : host.settle(next);
+        return host.settle(next);
       })
       .then(async (ready): Promise<Lease | undefined> => {
         if (!ready) return undefined;

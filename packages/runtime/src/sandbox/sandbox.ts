@@ -72,7 +72,7 @@ export class Sandbox {
       persist: false,
       ...runParts(options),
     });
-    this.#pool.release(lease, executed.settled);
+    this.#pool.release(lease);
     return closedDuring(executed, this.#closed, 'SPACE_CLOSED');
   }
 
@@ -159,10 +159,10 @@ export class SandboxSession {
       persist: true,
       ...runParts(options),
     });
-    if (!executed.settled) {
-      const { host, context } = lease;
-      this.#lease = host.settle(context.ping()).then((idle) => (idle ? lease : undefined));
-    }
+    // Work the agent queued may still be running after the run's end, settled or not: the next run waits for the
+    // context to prove idle, and gets a fresh one when it does not.
+    const { host, context } = lease;
+    this.#lease = host.settle(context.ping()).then((idle) => (idle ? lease : undefined));
     return closedDuring(executed, this.#closed, 'SESSION_CLOSED');
   }
 
@@ -182,7 +182,7 @@ export class SandboxSession {
 }
 
 /** A copy of `modules`; throws `CONFIG_INVALID` naming an entry that is not a specifier with its source text. */
-function checkModules(modules: ReadonlyMap<string, string>): ReadonlyMap<string, string> {
+export function checkModules(modules: ReadonlyMap<string, string>): ReadonlyMap<string, string> {
   if (!(modules instanceof Map)) throw new AgentSpacesError('CONFIG_INVALID', 'modules must be a Map of specifier to source', { field: 'modules' });
   for (const [specifier, source] of modules as Map<unknown, unknown>) {
     if (typeof specifier !== 'string' || typeof source !== 'string' || specifier === BRIDGE_MODULE) {

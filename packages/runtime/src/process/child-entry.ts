@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { preludeSources } from '../prelude-source.js';
+
+/** Where `npm run build` writes {@link bundleChild}'s result, beside the package's bundle in `dist/`. */
+export const CHILD_FILE = 'process-child.mjs';
+
+let entry: Promise<string> | undefined;
+
+/**
+ * Path of the sandbox process's entry: {@link CHILD_FILE} when the build wrote one beside this module, else (running
+ * from the TypeScript sources) bundled on first use into `node_modules/.cache/` of this package, where the bundle's
+ * dependencies resolve. Later calls in the same process get the cached result.
+ */
+export function childEntry(): Promise<string> {
+  entry ??= locate().catch((error: unknown) => {
+    entry = undefined;
+    throw error;
+  });
+  return entry;
+}
+
+async function locate(): Promise<string> {
+  const built = new URL(`./${CHILD_FILE}`, import.meta.url);
+  if (existsSync(built)) return fileURLToPath(built);
+  const code = await bundleChild();
+  const dir = fileURLToPath(new URL('../../node_modules/.cache/agent-spaces-runtime/', import.meta.url));
+  const file = `${dir}process-child-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`;
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    // Written whole, then renamed: processes bundling at the same time never read half a file.
+    const partial = `${file}.${process.pid}.tmp`;
+    writeFileSync(partial, code);
+    renameSync(partial, file);
+  }
+  return file;
+}
+
+/**
+ * Bundles `./child.ts` (or its compiled `.js` in `dist/`) and the runtime it hosts into one ES module with esbuild;
+ * isolated-vm stays an import. The prelude is inlined, so the child reads no file to start, and the transpiler is
+ * `./child-transpile.ts`. From the sources, workspace packages are bundled from theirs too (the `@agent-spaces/source`
+ * condition).
+ */
+export async function bundleChild(): Promise<string> {
+  const { build } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
+  const fromSources = import.meta.url.endsWith('.ts');
+  const prelude = await preludeSources();
+  const result = await build({
+    entryPoints: [fileURLToPath(new URL(fromSources ? './child.ts' : './child.js', import.meta.url))],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    write: false,
+    logLevel: 'silent',
+    external: ['isolated-vm'],
+    conditions: fromSources ? ['@agent-spaces/source'] : [],
+    plugins: [
+      {
+        name: 'sandbox-process',
+        setup(builder) {
+          // The parent transpiles: the child's runtime gets the scripts it sends instead of esbuild.
+          builder.onResolve({ filter: /^\.\.\/transpile\.js$/ }, () => ({
+            path: fileURLToPath(new URL(fromSources ? './child-transpile.ts' : './child-transpile.js', import.meta.url)),
+          }));
+          builder.onLoad({ filter: /[\\/]prelude-source\.[jt]s$/ }, () => ({
+            contents: `export const preludeSources = async () => (${JSON.stringify(prelude)});`,
+            loader: 'js',
+          }));
+        },
+      },
+    ],
+  });
+  return result.outputFiles[0]!.text;
+}

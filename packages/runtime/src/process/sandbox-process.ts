@@ -1,0 +1,333 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { payloadBytes, type CallOutcome, type HostPort, type WireError } from '@agent-spaces/capabilities';
+import type { LogEntry } from '../host-port.js';
+import type { RunLimits } from '../limits.js';
+import { aborted, failed, timeout, type RunOutcome } from '../sandbox/outcome.js';
+import type { RunOptions } from '../sandbox/sandbox.js';
+import { parseFromChild, type FromChild, type Script, type ToChild } from './protocol.js';
+
+/** How long past its time limit a run's process may take to report the run's end before it is killed. */
+const GRACE_MS = 50;
+/** How long a process may take to answer the ping after a run before it is killed. */
+const PING_MS = 250;
+/** How long a process may take to start (load the runtime, warm its isolate). */
+const START_MS = 15_000;
+/** How much of the child's stdout and stderr is kept, to guess why it died. */
+const OUTPUT_TAIL = 8 * 1024;
+/** How long to wait for the rest of a dead child's output. */
+const OUTPUT_WAIT_MS = 50;
+
+/**
+ * `data.cause` of `SANDBOX_CRASHED`: the process died on its own (`memory` when V8 aborted, likely growing the heap,
+ * else `crash`), or was stopped for breaking the protocol, passing the RSS ceiling, or not answering after a run.
+ */
+type CrashCause = 'memory' | 'crash' | 'protocol' | 'rss' | 'unresponsive';
+
+/** What a {@link SandboxProcess} tells whoever holds it (the pool, or the session it is pinned to). */
+export interface ProcessOwner {
+  /** The process can take a run: it started, or its last run is over and it answered the ping after it. */
+  available(process: SandboxProcess): void;
+  /** The process is gone (crashed, or stopped; `undefined` when it could not be spawned); `error` is what ended it. */
+  exited(process: SandboxProcess | undefined, error: WireError): void;
+}
+
+/** A run in a process, from the parent's side. */
+interface Run {
+  runId: number;
+  limits: RunLimits;
+  started: number;
+  port: HostPort;
+  onLog: RunOptions['onLog'];
+  logs: LogEntry[];
+  logBytes: number;
+  calls: number;
+  /** Aborted when the run ends: calls still in flight on the host stop. */
+  callSignal: AbortController | undefined;
+  resolve: (outcome: RunOutcome) => void;
+  /** True once the caller has its outcome (the child may still be ending the run). */
+  done: boolean;
+  timers: NodeJS.Timeout[];
+  stopAbort: () => void;
+}
+
+const live = new Set<ChildProcess>();
+let exitHooked = false;
+let lastRunId = 0;
+
+/**
+ * One supervised sandbox process (`./child.ts`, forked with advanced serialization, `--no-node-snapshot` and an
+ * environment without the host's variables). It runs one run at a time: forwards the run's calls to its
+ * {@link HostPort} and its console lines to `onLog`, ends it at its time limit plus {@link GRACE_MS} (killing the
+ * process) or at once on abort, and turns the process's death into `SANDBOX_CRASHED`. Every message from the child
+ * is checked ({@link parseFromChild}, the run's id, its call and log limits); a breach kills it.
+ */
+export class SandboxProcess {
+  /** Told when the process becomes available or exits; the pool hands it to a session by replacing it. */
+  owner: ProcessOwner;
+  /** `starting` until ready; `settling` after a run, until the child answers a ping; `dead` once killed or exited. */
+  state: 'starting' | 'idle' | 'busy' | 'settling' | 'dead' = 'starting';
+  /** Resolves once the child has exited. */
+  readonly exit: Promise<void>;
+  readonly #child: ChildProcess;
+  readonly #maxRssBytes: number;
+  #output = '';
+  #run: Run | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  /** What ended the process, once it is dead. */
+  #death: WireError | undefined;
+
+  /** Forks a process running `entry` with `modules` and base `limits`, warmed with `warmUp`; `owner` hears when it is ready. */
+  constructor(
+    entry: string,
+    init: { modules: ReadonlyMap<string, string>; limits: RunLimits; warmUp: Script; maxRssMb: number },
+    owner: ProcessOwner,
+  ) {
+    this.owner = owner;
+    this.#maxRssBytes = init.maxRssMb * 1024 * 1024;
+    this.#child = fork(entry, [], {
+      serialization: 'advanced',
+      execArgv: ['--no-node-snapshot'],
+      // Secrets live in the host's environment: the child gets none of it.
+      env: process.env.TZ === undefined ? {} : { TZ: process.env.TZ },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    track(this.#child);
+    this.exit = new Promise((resolve) => this.#child.once('exit', () => resolve()));
+    for (const stream of [this.#child.stdout, this.#child.stderr]) {
+      stream?.setEncoding('utf8');
+      stream?.on('data', (chunk: string) => (this.#output = (this.#output + chunk).slice(-OUTPUT_TAIL)));
+      unref(stream);
+    }
+    this.#child.on('message', (message: unknown) => this.#receive(message));
+    this.#child.on('exit', (code, signal) => void this.#exited(code, signal));
+    this.#child.on('error', () => this.kill({ code: 'INTERNAL', message: 'The sandbox process failed to start or to receive a message' }));
+    this.#child.unref();
+    this.#child.channel?.unref();
+    this.#send({ kind: 'init', modules: init.modules, limits: init.limits, warmUp: init.warmUp });
+    this.#timer = setTimeout(() => this.kill({ code: 'INTERNAL', message: `The sandbox process did not start within ${START_MS} ms` }), START_MS).unref();
+  }
+
+  /**
+   * Runs `script` in the process (which must be `idle`) under `limits`, counting time from `started`. Never rejects:
+   * a process that dies during the run ends it with `SANDBOX_CRASHED`, one that misses the time limit by
+   * {@link GRACE_MS} is killed and the run ends with `TIMEOUT`. `session`: the run goes to the child's session.
+   */
+  run(script: Script, limits: RunLimits, options: RunOptions, session: boolean, started: number): Promise<RunOutcome> {
+    if (this.state === 'dead') return Promise.resolve(failed(this.#death ?? { code: 'SANDBOX_CRASHED', message: 'The sandbox process is gone' }, started));
+    this.state = 'busy';
+    return new Promise((resolve) => {
+      const signal = options.signal;
+      const runId = ++lastRunId;
+      // The caller hears of an abort at once; the child gets a moment to end the run before it is killed.
+      const onAbort = (): void => {
+        this.#send({ kind: 'abort', runId });
+        this.#finish(run, { ok: false, error: aborted(signal?.reason), cpuTimeMs: 0 });
+        run.timers.push(setTimeout(() => this.kill(aborted(signal?.reason)), GRACE_MS).unref());
+      };
+      const run: Run = {
+        runId,
+        limits,
+        started,
+        port: options.port,
+        onLog: options.onLog,
+        logs: [],
+        logBytes: 0,
+        calls: 0,
+        callSignal: undefined,
+        resolve,
+        done: false,
+        timers: [],
+        stopAbort: () => signal?.removeEventListener('abort', onAbort),
+      };
+      this.#run = run;
+      const left = Math.max(1, limits.timeoutMs - (performance.now() - started));
+      this.#send({ kind: 'run', runId, script, limits: { ...limits, timeoutMs: left }, session });
+      // Not unref'd: a caller waiting for the run keeps the event loop alive until it ends.
+      run.timers.push(setTimeout(() => this.kill(timeout(limits)), left + GRACE_MS));
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Sends the modules later runs may import. */
+  setModules(modules: ReadonlyMap<string, string>): void {
+    this.#send({ kind: 'modules', modules });
+  }
+
+  /** Kills the process (SIGKILL); a run going on ends with `error`, and the owner hears `exited` with it. */
+  kill(error: WireError): void {
+    if (this.state === 'dead') return;
+    this.state = 'dead';
+    this.#child.kill('SIGKILL');
+    // Whoever waits for `exit` keeps the event loop alive until the child is gone.
+    this.#child.ref();
+    this.#ended(error);
+  }
+
+  #receive(raw: unknown): void {
+    if (this.state === 'dead') return;
+    const message = parseFromChild(raw);
+    if (!message) return this.#breach('a malformed message');
+    switch (message.kind) {
+      case 'ready':
+        if (this.state !== 'starting') return this.#breach('a second ready');
+        clearTimeout(this.#timer);
+        this.state = 'idle';
+        return this.owner.available(this);
+      case 'pong':
+        if (this.state !== 'settling') return;
+        clearTimeout(this.#timer);
+        this.state = 'idle';
+        return this.owner.available(this);
+      case 'call':
+      case 'log':
+      case 'end': {
+        const run = this.#run;
+        if (run?.runId !== message.runId) return this.#breach(`a ${message.kind} for a run it is not running`);
+        if (message.kind === 'call') this.#call(run, message);
+        else if (message.kind === 'log') this.#log(run, message.entry);
+        else this.#end(run, message);
+      }
+    }
+  }
+
+  #call(run: Run, { runId, callId, message }: Extract<FromChild, { kind: 'call' }>): void {
+    if (++run.calls > run.limits.maxCapabilityCalls) return this.#breach('more calls than maxCapabilityCalls');
+    if (run.done) return;
+    run.callSignal ??= new AbortController();
+    let pending: Promise<CallOutcome>;
+    try {
+      pending = run.port.call(message, run.callSignal.signal);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    const deliver = (outcome: CallOutcome): void => {
+      if (this.#run !== run || run.done) return;
+      try {
+        this.#child.send({ kind: 'outcome', runId, callId, outcome } satisfies ToChild);
+      } catch (error) {
+        const detail = error instanceof Error ? error.message : String(error);
+        const refused: CallOutcome = {
+          ok: false,
+          error: { code: 'INVALID_RESULT', message: `The outcome of ${message.capability}.${message.function} cannot be copied into the sandbox: ${detail}` },
+        };
+        this.#send({ kind: 'outcome', runId, callId, outcome: refused });
+      }
+    };
+    pending.then(deliver, (error: unknown) =>
+      deliver({ ok: false, error: { code: 'INTERNAL', message: `The host port failed: ${error instanceof Error ? error.message : String(error)}` } }),
+    );
+  }
+
+  #log(run: Run, entry: LogEntry): void {
+    run.logBytes += Buffer.byteLength(entry.message, 'utf8');
+    if (run.logBytes > run.limits.maxLogBytes) return this.#breach('more console output than maxLogBytes');
+    if (run.done) return;
+    run.logs.push(entry);
+    try {
+      run.onLog?.(entry);
+    } catch {
+      // the listener's failure is the host's business, never the sandbox's
+    }
+  }
+
+  #end(run: Run, { outcome, rssBytes }: Extract<FromChild, { kind: 'end' }>): void {
+    const limit = run.limits.maxPayloadBytes;
+    if (outcome.ok && payloadBytes(outcome.value, limit) > limit) return this.#breach('a result over maxPayloadBytes');
+    const cpuTimeMs = outcome.stats.cpuTimeMs;
+    if (outcome.ok) this.#finish(run, { ok: true, value: outcome.value, cpuTimeMs });
+    // The child was given the time left of the run, and names that as the limit.
+    else this.#finish(run, { ok: false, error: outcome.error.code === 'TIMEOUT' ? timeout(run.limits) : outcome.error, cpuTimeMs });
+    this.#settle(run);
+    if (rssBytes > this.#maxRssBytes) {
+      const mb = Math.round(rssBytes / 1024 / 1024);
+      return this.kill({ code: 'SANDBOX_CRASHED', message: `The sandbox process was recycled: its RSS (${mb} MiB) passed the ceiling`, data: { cause: 'rss' satisfies CrashCause } });
+    }
+    // The next run waits until the child has shown its event loop is free.
+    this.state = 'settling';
+    this.#send({ kind: 'ping' });
+    this.#timer = setTimeout(() => this.kill({ code: 'SANDBOX_CRASHED', message: 'The sandbox process stopped answering', data: { cause: 'unresponsive' satisfies CrashCause } }), PING_MS).unref();
+  }
+
+  /** Gives the run's caller its outcome (once), with the logs and figures the parent gathered. */
+  #finish(run: Run, end: { ok: true; value: unknown; cpuTimeMs: number } | { ok: false; error: WireError; cpuTimeMs: number }): void {
+    if (run.done) return;
+    run.done = true;
+    run.stopAbort();
+    run.callSignal?.abort();
+    const stats = { durationMs: performance.now() - run.started, capabilityCalls: Math.min(run.calls, run.limits.maxCapabilityCalls), cpuTimeMs: end.cpuTimeMs };
+    run.resolve(end.ok ? { ok: true, value: end.value, logs: run.logs, stats } : { ok: false, error: end.error, logs: run.logs, stats });
+  }
+
+  /** The child is done with `run`: its timers stop. */
+  #settle(run: Run): void {
+    for (const timer of run.timers) clearTimeout(timer);
+    if (this.#run === run) this.#run = undefined;
+  }
+
+  #breach(what: string): void {
+    this.kill({ code: 'SANDBOX_CRASHED', message: `The sandbox process broke the protocol (${what}) and was stopped`, data: { cause: 'protocol' satisfies CrashCause } });
+  }
+
+  /** The process is gone: the run going on ends with `error`, and the owner hears of it. */
+  #ended(error: WireError): void {
+    this.#death = error;
+    clearTimeout(this.#timer);
+    const run = this.#run;
+    if (run) {
+      this.#finish(run, { ok: false, error, cpuTimeMs: 0 });
+      this.#settle(run);
+    }
+    this.owner.exited(this, error);
+  }
+
+  async #exited(exitCode: number | null, signal: NodeJS.Signals | null): Promise<void> {
+    if (this.state === 'dead') return;
+    this.state = 'dead';
+    // The rest of what it printed (V8's last words) may still be in the pipes.
+    await Promise.race([Promise.all([closed(this.#child.stdout), closed(this.#child.stderr)]), new Promise((resolve) => setTimeout(resolve, OUTPUT_WAIT_MS))]);
+    this.#ended(crashed(exitCode, signal, this.#output));
+  }
+
+  #send(message: ToChild): void {
+    try {
+      if (this.#child.connected) this.#child.send(message);
+    } catch {
+      this.kill({ code: 'INTERNAL', message: `Cannot send a ${message.kind} message to the sandbox process` });
+    }
+  }
+}
+
+/** `SANDBOX_CRASHED` for a process that died on its own, with the likely cause. */
+function crashed(exitCode: number | null, signal: NodeJS.Signals | null, output: string): WireError {
+  const memory = signal === 'SIGABRT' || /heap|invalid (array |string |table )?(size|length)|fatal|out of memory/i.test(output);
+  const cause: CrashCause = memory ? 'memory' : 'crash';
+  const how = signal ? `signal ${signal}` : `exit code ${String(exitCode)}`;
+  const message = memory
+    ? `The sandbox process ran out of memory and was aborted by V8 (${how}); the run's work is lost`
+    : `The sandbox process exited unexpectedly (${how}); the run's work is lost`;
+  return { code: 'SANDBOX_CRASHED', message, data: { signal, exitCode, cause } };
+}
+
+function closed(stream: Readable | null): Promise<void> {
+  if (!stream || stream.closed) return Promise.resolve();
+  return new Promise((resolve) => stream.once('close', () => resolve()));
+}
+
+/** A pipe to the child must not keep the host's event loop alive. */
+function unref(stream: Readable | null): void {
+  (stream as unknown as { unref?: () => void } | null)?.unref?.();
+}
+
+/** Children die with the host: a normal exit kills them here; otherwise each exits when its IPC channel closes. */
+function track(child: ChildProcess): void {
+  if (!exitHooked) {
+    exitHooked = true;
+    process.on('exit', () => {
+      for (const each of live) each.kill('SIGKILL');
+    });
+  }
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+}
