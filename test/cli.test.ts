@@ -86,6 +86,22 @@ describe('agent-spaces', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, result: { total: 5 }, stats: { capabilityCalls: 1 } });
   });
 
+  it('reports a script that crashes V8 as SANDBOX_CRASHED and exits 1, never dying by a signal', async () => {
+    await writeFile(join(dir, 'bomb.ts'), 'const m = new Map<number, number>();\nfor (let i = 0; ; i++) m.set(i, i);\n');
+    const run = await cli('run', 'bomb.ts', '--json');
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'SANDBOX_CRASHED' } });
+  }, 60_000);
+
+  it('prints the result and exits when work the script queued spins on after it', async () => {
+    await writeFile(join(dir, 'leftover.ts'), 'void Promise.resolve().then(() => null).then(() => { for (;;) {} });\nexport default 7;\n');
+    const started = Date.now();
+    const run = await cli('run', 'leftover.ts', '--json');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, result: 7 });
+    expect(Date.now() - started).toBeLessThan(30_000);
+  }, 60_000);
+
   it('reports type errors at the script line from run and check, and exits 1', async () => {
     const check = await cli('check', 'wrong.ts');
     expect(check.code).toBe(1);
