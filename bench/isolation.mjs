@@ -1,9 +1,16 @@
 // Isolation bench: the runtime's two isolation modes side by side, on the same trivial `add` through a minimal host
 // port. `in-process` is the Sandbox (agent code in an isolate of this process); `process` is the ProcessSandbox (each
 // run in a supervised sandbox process, calls over IPC). Prints the per-call round trip, the warm trivial run, the cold
-// start of a sandbox process, the RSS of one, and for each limit probe how long after its limit the run ended.
+// start of a sandbox process, the RSS of one, and for each limit probe how long after its limit the run ended. Then,
+// through the SDK and `mcp serve` in each mode: the host's RSS growth over a run of 999 calls with a 1 MB param, and
+// the delay a second MCP client (Streamable HTTP) sees while a first client's script spins after an awaited call.
+// The SDK's 1,000-call run and warm run against @utcp/code-mode are in bench/runtime.mjs (both modes).
 // Build first (npm run build), then: node --no-node-snapshot bench/isolation.mjs
 import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ProcessSandbox, Sandbox } from '@agent-spaces/runtime';
 
 const CALLS = 1_000;
@@ -128,6 +135,91 @@ async function probe(sandbox, inProcess) {
   return results;
 }
 
+
+const MODES = ['in-process', 'process'];
+const SELF = fileURLToPath(import.meta.url);
+const GOALS_HOST = { rssGrowthMiB: 64, delayMs: 50 };
+
+/** A temp project with the `math` capability (runtime handlers) built; returns its folder. */
+async function buildProject() {
+  const { buildCapabilities } = await import('@agent-spaces/compiler');
+  const rootDir = mkdtempSync(join(tmpdir(), 'agent-spaces-bench-isolation-'));
+  mkdirSync(join(rootDir, 'capabilities'));
+  const definition = {
+    name: 'math',
+    functions: [
+      { name: 'add', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } },
+      { name: 'take', parameters: { type: 'object', properties: { blob: { type: 'string' } } } },
+    ],
+  };
+  writeFileSync(join(rootDir, 'capabilities/math.json'), JSON.stringify(definition));
+  const report = await buildCapabilities({ rootDir, sources: ['capabilities/*.json'] });
+  if (report.totals.failed > 0) throw new Error(`build failed: ${JSON.stringify(report.capabilities)}`);
+  return rootDir;
+}
+
+const HANDLERS = { math: { add: ({ a, b }) => a + b, take: ({ blob }) => blob?.length ?? 0 } };
+
+/** In a fresh process: RSS before and after a run of 999 calls with a 1 MB param through createSpace, in MiB. */
+async function rssGrowth(rootDir, isolation) {
+  const { createSpace } = await import('@agent-spaces/sdk');
+  const space = await createSpace({ rootDir, isolation, handlers: HANDLERS, typecheck: false, policies: { audit: false } });
+  const trivial = await space.run(TRIVIAL);
+  if (!trivial.ok) throw new Error(trivial.error.message);
+  const before = process.memoryUsage().rss;
+  const run = await space.run(`import { math } from '@capabilities/math';\nconst blob = 'x'.repeat(1_000_000);\nlet n = 0;\nfor (let i = 0; i < 999; i++) n += await math.take({ blob });\nexport default n;`);
+  if (!run.ok) throw new Error(run.error.message);
+  const after = process.resourceUsage().maxRSS * 1024;
+  await space.close();
+  return { growthMiB: (after - before) / 1048576 };
+}
+
+/** `mcp serve` over HTTP: while client A's script spins after a call, client B's `list_spaces` round trips (p50/p95). */
+async function clientDelay(rootDir, isolation) {
+  const { createCodeModeHost, startHttpServer } = await import('@agent-spaces/server');
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const host = createCodeModeHost({ spaces: [{ id: 'math', name: 'Math' }], space: { rootDir, isolation, handlers: HANDLERS, limits: { timeoutMs: 3_000 } } });
+  const http = await startHttpServer({ createServer: () => host.createServer(), port: 0, authToken: 'bench-token-0123456789', rateLimit: false });
+  const connect = async () => {
+    const client = new Client({ name: 'bench', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { Authorization: 'Bearer bench-token-0123456789' } } }));
+    return client;
+  };
+  const [a, b] = await Promise.all([connect(), connect()]);
+  await b.callTool({ name: 'list_spaces', arguments: {} });
+  let spinning = true;
+  const hostile = a
+    .callTool({ name: 'execute', arguments: { code: `import { math } from '@capabilities/math';\nawait math.add({ a: 1, b: 2 });\nwhile (true) {}` } })
+    .finally(() => (spinning = false));
+  await pause(50);
+  const times = [];
+  while (spinning) {
+    const started = performance.now();
+    await b.callTool({ name: 'list_spaces', arguments: {} });
+    times.push(performance.now() - started);
+    await pause(20);
+  }
+  await hostile;
+  await Promise.all([a.close(), b.close()]);
+  await http.close();
+  await host.close();
+  const sorted = [...times].sort((x, y) => x - y);
+  return { p50: sorted[Math.floor(sorted.length / 2)] ?? NaN, p95: sorted[Math.floor(sorted.length * 0.95)] ?? NaN, samples: times.length };
+}
+
+const ROLES = { rss: rssGrowth, delay: clientDelay };
+if (process.argv[2] in ROLES) {
+  process.stdout.write(JSON.stringify(await ROLES[process.argv[2]](process.argv[3], process.argv[4])));
+  process.exit(0);
+}
+
+/** Runs one role in a fresh process (its RSS and event loop its own) and returns its figures. */
+function inFreshProcess(role, rootDir, isolation) {
+  const out = execFileSync(process.execPath, ['--no-node-snapshot', SELF, role, rootDir, isolation], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out);
+}
+
 const inProcess = new Sandbox({ modules: MODULES });
 const processes = new ProcessSandbox({ modules: MODULES });
 const figures = { 'in-process': await warmFigures(inProcess), process: await warmFigures(processes) };
@@ -156,3 +248,25 @@ row(`cold start of a sandbox process, to a first result (median of ${COLD_RUNS})
 row('RSS of an idle sandbox process', '', rss.map((mb) => `${mb.toFixed(1)} MiB`).join(', '));
 console.log('\nlimit probes: the error, and how long after the limit the run ended (or the whole run, for non-time limits)');
 for (const { name } of PROBES) row(`  ${name}`, probes['in-process'][name], probes.process[name]);
+
+const project = await buildProject();
+try {
+  const growth = Object.fromEntries(MODES.map((mode) => [mode, inFreshProcess('rss', project, mode)]));
+  const delay = Object.fromEntries(MODES.map((mode) => [mode, inFreshProcess('delay', project, mode)]));
+  console.log('\nthrough the SDK and mcp serve');
+  row(
+    '  host RSS growth over 999 calls with a 1 MB param (createSpace)',
+    `${growth['in-process'].growthMiB.toFixed(1)} MiB`,
+    `${growth.process.growthMiB.toFixed(1)} MiB`,
+    `goal ≤ ${GOALS_HOST.rssGrowthMiB} MiB: ${Math.max(...MODES.map((m) => growth[m].growthMiB)) <= GOALS_HOST.rssGrowthMiB ? 'met' : 'missed'}`,
+  );
+  const fmt = (d) => `${d.p50.toFixed(1)} / ${d.p95.toFixed(1)} ms`;
+  row(
+    "  a second client's list_spaces while a script spins (p50 / p95)",
+    fmt(delay['in-process']),
+    fmt(delay.process),
+    `goal (process) p95 ≤ ${GOALS_HOST.delayMs} ms: ${delay.process.p95 <= GOALS_HOST.delayMs ? 'met' : 'missed'}`,
+  );
+} finally {
+  rmSync(project, { recursive: true, force: true });
+}

@@ -1,8 +1,9 @@
 // Runtime bench: agent-spaces against @utcp/code-mode on the same trivial in-process `add` tool, side by side:
 // per-call round trip, warm trivial run, cold create-and-first-run, peak RSS. Each system runs in its own child
 // process (so RSS is its own), [rounds] times alternately; every figure is the better median of the rounds.
-// Columns: agent-spaces through the SDK (createSpace, bridge validation, events, audit log; typecheck off, as UTCP
-// has none), the same without the audit log (one durable write per call, which UTCP does not make), the bare
+// Columns: agent-spaces through the SDK in-process (createSpace with isolation 'in-process', bridge validation, events,
+// audit log; typecheck off, as UTCP has none), the same without the audit log (one durable write per call, which UTCP
+// does not make), the SDK with its default isolation (each run in a sandbox process, calls over IPC), the bare
 // @agent-spaces/runtime Sandbox with a minimal host port, and UTCP code mode.
 // Build first (npm run build), then: node --no-node-snapshot bench/runtime.mjs [rounds, default 2]
 import { execFileSync } from 'node:child_process';
@@ -114,7 +115,7 @@ async function buildMath() {
  * agent-spaces through the SDK, on the project `buildMath()` made (built by the parent: the compiler is not measured);
  * `audit: false` turns the audit log off.
  */
-async function agentSpaces(rootDir, audit = true) {
+async function agentSpaces(rootDir, audit = true, isolation = 'in-process') {
   const { createSpace } = await import('@agent-spaces/sdk');
   return measure({
     trivial: `import { math } from '@capabilities/math';\nexport default await math.add({ a: 1, b: 2 });`,
@@ -125,6 +126,7 @@ async function agentSpaces(rootDir, audit = true) {
         capabilities: ['math'],
         handlers: { math: { add: ({ a, b }) => add(a, b) } },
         typecheck: false,
+        isolation,
         limits: { maxCapabilityCalls: CALLS + 1 },
         ...(audit ? {} : { policies: { audit: false } }),
       });
@@ -215,6 +217,7 @@ async function utcp() {
 const SYSTEMS = {
   'agent-spaces': agentSpaces,
   'SDK, no audit': (rootDir) => agentSpaces(rootDir, false),
+  'SDK, process': (rootDir) => agentSpaces(rootDir, true, 'process'),
   'runtime only': sandbox,
   '@utcp/code-mode': utcp,
 };
