@@ -60,6 +60,7 @@ export class AuditLog implements AuditSink {
   #fd: number | undefined;
   readonly #fsync: boolean;
   readonly #spaceJson: string;
+  readonly #quoted = quoter();
 
   /** Opens (creating folder and file as needed) `file` for appending the records of `space`. */
   constructor(
@@ -87,13 +88,18 @@ export class AuditLog implements AuditSink {
     if (this.#fsync) fsyncSync(this.#fd);
   }
 
-  /** The JSON line of an {@link AuditRecord}, keys in its order, written out directly: one is made per call. */
+  /**
+   * The JSON line of an {@link AuditRecord}, keys in its order, written out directly: one is made per call. Strings
+   * that repeat from call to call (the time within a millisecond, the run, the capability and function) are quoted
+   * once, through {@link quoted}.
+   */
   #serialize(entry: AuditEntry): string {
-    let line = `{"time":${JSON.stringify(entry.time)},"space":${this.#spaceJson}`;
-    if (entry.runId !== undefined) line += `,"runId":${JSON.stringify(entry.runId)}`;
-    if (entry.sessionId !== undefined) line += `,"sessionId":${JSON.stringify(entry.sessionId)}`;
-    line += `,"callId":${JSON.stringify(entry.callId)},"capability":${JSON.stringify(entry.capability)}`;
-    line += `,"function":${JSON.stringify(entry.function)},"params":${paramsJson(entry.params)}`;
+    const q = this.#quoted;
+    let line = `{"time":${q(entry.time)},"space":${this.#spaceJson}`;
+    if (entry.runId !== undefined) line += `,"runId":${q(entry.runId)}`;
+    if (entry.sessionId !== undefined) line += `,"sessionId":${q(entry.sessionId)}`;
+    line += `,"callId":${JSON.stringify(entry.callId)},"capability":${q(entry.capability)}`;
+    line += `,"function":${q(entry.function)},"params":${paramsJson(entry.params)}`;
     if (entry.decision !== undefined) line += `,"decision":${JSON.stringify(entry.decision)}`;
     return `${line},"outcome":${JSON.stringify(entry.outcome)},"durationMs":${JSON.stringify(entry.durationMs)}}\n`;
   }
@@ -164,6 +170,20 @@ function dropPartialLine(fd: number): void {
 }
 
 /** Params as JSON: `{ truncated: true, preview }` past 8 KiB, `{ unserializable: true }` when JSON cannot hold them. */
+/** `JSON.stringify` of strings, remembering the last few: audit lines repeat most of theirs. */
+function quoter(): (text: string) => string {
+  const recent = new Map<string, string>();
+  return (text) => {
+    let json = recent.get(text);
+    if (json === undefined) {
+      if (recent.size >= 16) recent.clear();
+      json = JSON.stringify(text);
+      recent.set(text, json);
+    }
+    return json;
+  };
+}
+
 function paramsJson(params: unknown): string {
   let text: string | undefined;
   try {
