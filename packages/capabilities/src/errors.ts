@@ -169,6 +169,26 @@ export function isErrorCode<F extends ErrorFamily = ErrorFamily>(value: unknown,
   return family === undefined || (ERROR_CODES[value as ErrorCode].families as readonly ErrorFamily[]).includes(family);
 }
 
+/**
+ * A {@link WireError} read from untrusted data (another process, another package's promise): undefined unless it has
+ * a string `code` and `message`; a code that is not one of `family`'s becomes `INTERNAL`, with the code received kept
+ * as `data.code`; only the known fields are kept.
+ */
+export function readWireError(value: unknown, family: ErrorFamily): WireError | undefined {
+  if (!isRecord(value) || typeof value.code !== 'string' || typeof value.message !== 'string') return undefined;
+  const code = value.code;
+  const data = isRecord(value.data) ? value.data : undefined;
+  const known = isErrorCode(code, family);
+  return {
+    code: known ? code : 'INTERNAL',
+    message: value.message,
+    ...(typeof value.callId === 'string' ? { callId: value.callId } : {}),
+    ...(typeof value.capability === 'string' ? { capability: value.capability } : {}),
+    ...(typeof value.function === 'string' ? { function: value.function } : {}),
+    ...(known ? (data ? { data } : {}) : { data: { ...data, code } }),
+  };
+}
+
 /** The codes of `family`, in the order of {@link ERROR_CODES}. */
 export function errorCodesOf<F extends ErrorFamily>(family: F): ErrorCodeOf<F>[] {
   return Object.keys(ERROR_CODES).filter((code): code is ErrorCodeOf<F> => isErrorCode(code, family));

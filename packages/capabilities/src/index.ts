@@ -43,6 +43,7 @@ export {
   errorCodesOf,
   isAgentSpacesError,
   isErrorCode,
+  readWireError,
   toWireError,
   type CompileErrorCode,
   type ErrorCode,

@@ -4,6 +4,7 @@ import {
   ERROR_CODES,
   errorCodesOf,
   isErrorCode,
+  readWireError,
   toWireError,
   type CompileErrorCode,
   type ErrorCode,
@@ -142,5 +143,27 @@ describe('toWireError', () => {
     expect(toWireError(hostile, 'HANDLER_ERROR', 'The call failed')).toEqual({ code: 'HANDLER_ERROR', message: 'The call failed' });
     const getter = Object.defineProperty(new Error('x'), 'message', { get: () => { throw new Error('no'); } });
     expect(toWireError(getter)).toEqual({ code: 'INTERNAL', message: 'An error that cannot be described' });
+  });
+});
+
+describe('readWireError', () => {
+  it('keeps a known code and the known fields, and nothing else', () => {
+    expect(readWireError({ code: 'POLICY_DENIED', message: 'no', callId: '3', capability: 'c', function: 'f', data: { a: 1 }, stack: 'x' }, 'run')).toEqual({
+      code: 'POLICY_DENIED',
+      message: 'no',
+      callId: '3',
+      capability: 'c',
+      function: 'f',
+      data: { a: 1 },
+    });
+  });
+
+  it("turns a code outside the family into INTERNAL, keeping the code it got in data", () => {
+    expect(readWireError({ code: 'NOPE', message: 'm', data: { b: 2 } }, 'run')).toEqual({ code: 'INTERNAL', message: 'm', data: { b: 2, code: 'NOPE' } });
+    expect(readWireError({ code: 'SPACE_NOT_FOUND', message: 'm' }, 'run')).toMatchObject({ code: 'INTERNAL', data: { code: 'SPACE_NOT_FOUND' } });
+  });
+
+  it.each([null, 'text', 42, [], { code: 1, message: 'm' }, { code: 'TIMEOUT' }, { message: 'm' }])('refuses %j', (value) => {
+    expect(readWireError(value, 'run')).toBeUndefined();
   });
 });

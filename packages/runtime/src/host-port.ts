@@ -1,9 +1,9 @@
 import type ivm from 'isolated-vm';
 import {
   LOG_LEVELS,
-  isErrorCode,
   isRecord,
   payloadBytes,
+  readWireError,
   toWireError,
   type CallMessage,
   type CallOutcome,
@@ -334,21 +334,8 @@ export class HostChannel {
 function checkOutcome(outcome: unknown, capability: string, fn: string): CallOutcome {
   if (isRecord(outcome)) {
     if (outcome.ok === true) return { ok: true, value: outcome.value };
-    const e = outcome.error;
-    if (outcome.ok === false && isRecord(e) && typeof e.code === 'string' && typeof e.message === 'string') {
-      const code = e.code;
-      const data = isRecord(e.data) ? e.data : undefined;
-      const known = isErrorCode(code, 'run');
-      const error: WireError = {
-        code: known ? code : 'INTERNAL',
-        message: e.message,
-        ...(typeof e.callId === 'string' ? { callId: e.callId } : {}),
-        ...(typeof e.capability === 'string' ? { capability: e.capability } : {}),
-        ...(typeof e.function === 'string' ? { function: e.function } : {}),
-        ...(known ? (data ? { data } : {}) : { data: { ...data, code } }),
-      };
-      return { ok: false, error };
-    }
+    const error = outcome.ok === false ? readWireError(outcome.error, 'run') : undefined;
+    if (error) return { ok: false, error };
   }
   return { ok: false, error: { code: 'INTERNAL', message: `The host returned a malformed outcome for ${capability}.${fn}`, capability, function: fn } };
 }

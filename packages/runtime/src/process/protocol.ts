@@ -1,4 +1,4 @@
-import { LOG_LEVELS, isErrorCode, isRecord, type CallMessage, type CallOutcome, type LogLevel, type WireError } from '@agent-spaces/capabilities';
+import { LOG_LEVELS, isRecord, readWireError, type CallMessage, type CallOutcome, type LogLevel } from '@agent-spaces/capabilities';
 import type { TranspiledScript } from '../assemble.js';
 import type { LogEntry } from '../host-port.js';
 import type { RunLimits } from '../limits.js';
@@ -84,23 +84,8 @@ function parseOutcome(value: unknown): RunOutcome | undefined {
   // The parent measures the duration and counts the calls itself.
   const stats = { durationMs: 0, capabilityCalls: 0, cpuTimeMs };
   if (value.ok === true) return { ok: true, value: value.value, logs: [], stats };
-  const error = parseError(value.error);
+  const error = readWireError(value.error, 'run');
   return value.ok === false && error ? { ok: false, error, logs: [], stats } : undefined;
-}
-
-function parseError(value: unknown): WireError | undefined {
-  if (!isRecord(value) || typeof value.code !== 'string' || typeof value.message !== 'string') return undefined;
-  const data = isRecord(value.data) ? value.data : undefined;
-  const code = value.code;
-  const known = isErrorCode(code, 'run');
-  return {
-    code: known ? code : 'INTERNAL',
-    message: value.message,
-    ...(typeof value.callId === 'string' ? { callId: value.callId } : {}),
-    ...(typeof value.capability === 'string' ? { capability: value.capability } : {}),
-    ...(typeof value.function === 'string' ? { function: value.function } : {}),
-    ...(known ? (data ? { data } : {}) : { data: { ...data, code } }),
-  };
 }
 
 function isId(value: unknown): value is number {
