@@ -105,7 +105,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     await gate(isThenable(decided) ? await untilAborted(decided, signal) : decided, pending, trace, origin);
     if (limiter) await limiter.acquire(pending);
     if (signal.aborted) throw new AgentSpacesError('ABORTED', 'The run was aborted before the call executed');
-    const context: HandlerContext = { capability: entry.capability.exportName, function: entry.fn.sourceName, signal, progress: progressOf(message, callId, origin) };
+    const context: HandlerContext = { capability: entry.capability.exportName, function: entry.fn.sourceName, signal, progress: progressOf(message, callId, origin, trace) };
     trace.executing = true;
     return entry.fn.execute(params, context);
   }
@@ -195,7 +195,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       const started = performance.now();
       const { onEvent } = origin;
       if (onEvent) notify(onEvent, { type: 'capabilityCall', callId, capability: message?.capability, function: message?.function, params: message?.params });
-      const trace: Trace = { decision: undefined, executing: false, params: undefined };
+      const trace: Trace = { decision: undefined, executing: false, ended: false, params: undefined };
       let outcome: CallOutcome;
       try {
         outcome = { ok: true, value: await dispatch(message, signal, callId, trace, origin) };
@@ -211,6 +211,7 @@ export function createBridge(options: BridgeOptions): Bridge {
           outcome = { ok: false, error: { code: 'INTERNAL', message: `The audit log could not be written: ${errorMessage(error)}`, ...where(message, callId) } };
         }
       }
+      trace.ended = true;
       if (onEvent) {
         const durationMs = performance.now() - started;
         notify(
@@ -225,12 +226,15 @@ export function createBridge(options: BridgeOptions): Bridge {
   };
 }
 
-/** The handler's `context.progress`: each report becomes a `progress` event of the call (a no-op when nobody listens). */
-function progressOf(message: CallMessage, callId: string, origin: CallOrigin): HandlerContext['progress'] {
+/**
+ * The handler's `context.progress`: each report becomes a `progress` event of the call, until the call has ended (a
+ * no-op when nobody listens).
+ */
+function progressOf(message: CallMessage, callId: string, origin: CallOrigin, trace: Trace): HandlerContext['progress'] {
   const { onEvent } = origin;
   if (!onEvent) return ignoreProgress;
   return (update) => {
-    if (typeof update?.progress !== 'number') return;
+    if (trace.ended || typeof update?.progress !== 'number') return;
     const { progress, total, message: text } = update;
     notify(onEvent, {
       type: 'progress',
@@ -250,6 +254,8 @@ function ignoreProgress(): void {}
 interface Trace {
   decision: CallDecision | undefined;
   executing: boolean;
+  /** Set once the outcome is known: later progress reports of the handler are dropped. */
+  ended: boolean;
   /** The validated params, once they passed validation. */
   params: Record<string, unknown> | undefined;
 }

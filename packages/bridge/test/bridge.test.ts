@@ -319,6 +319,23 @@ describe('execution', () => {
     expect(await bridge.call(msg('c', 'slow'), signal)).toEqual({ ok: true, value: 'ok' });
   });
 
+  it('drops progress a handler reports after its call ended', async () => {
+    const events: CallEvent[] = [];
+    let late: (() => void) | undefined;
+    const capability = memoryCapability('c', [
+      {
+        name: 'leaky',
+        run: (_params, context) => {
+          late = () => context.progress({ progress: 9 });
+          return 'done';
+        },
+      },
+    ]);
+    await createBridge({ capabilities: [capability] }).call(msg('c', 'leaky'), signal, { onEvent: (e) => events.push(e) });
+    late!();
+    expect(events.map((e) => e.type)).toEqual(['capabilityCall', 'capabilityResult']);
+  });
+
   it('records the approver answer in the decision of the audit entry', async () => {
     const entries: AuditEntry[] = [];
     const capability = memoryCapability('c', [{ name: 'f', requiresApproval: true, run: () => 'done' }]);
