@@ -1,4 +1,4 @@
-import { CAPABILITY_PREFIX, STD_MODULE, capabilitiesDir, readCatalog, resolveOutDir, type CatalogEntry } from '@agent-spaces/capabilities';
+import { CAPABILITY_PREFIX, STD_MODULE, capabilitiesDir, listBuiltCapabilities, readCatalog, resolveOutDir, type CatalogEntry } from '@agent-spaces/capabilities';
 import type { Space } from '@agent-spaces/sdk';
 
 /** The searchable functions of a space and the `.d.ts` text of each module. */
@@ -32,12 +32,37 @@ export async function buildCatalog(space: Pick<Space, 'capabilities' | 'declarat
     modules.set(STD_MODULE, std);
     entries.push(...(await stdEntries(std)));
   }
-  const dir = capabilitiesDir(resolveOutDir(options.rootDir ?? process.cwd(), options.outDir));
+  const dir = builtDir(options);
   for (const id of space.capabilities) {
     modules.set(CAPABILITY_PREFIX + id, declarations.get(`${id}.d.ts`) ?? '');
     entries.push(...readCatalog(dir, id));
   }
   return { entries, modules };
+}
+
+/**
+ * The catalog entries of the first of `ids` (default: every built capability) that has a function, read synchronously
+ * before any space exists (the server's instructions are fixed when it starts); [] when none can be read. Only an
+ * example is made of them, so an unbuilt or stale capability is skipped rather than reported.
+ */
+export function firstCapabilityEntries(ids: readonly string[] | undefined, options: CatalogOptions): CatalogEntry[] {
+  const dir = builtDir(options);
+  const attempt = <T>(read: () => T, fallback: T): T => {
+    try {
+      return read();
+    } catch {
+      return fallback;
+    }
+  };
+  for (const id of ids ?? attempt(() => listBuiltCapabilities(dir), [])) {
+    const entries = attempt(() => readCatalog(dir, id), []);
+    if (entries.length > 0) return entries;
+  }
+  return [];
+}
+
+function builtDir(options: CatalogOptions): string {
+  return capabilitiesDir(resolveOutDir(options.rootDir ?? process.cwd(), options.outDir));
 }
 
 /** The std module's entries, read from its hand-written declarations once per process (they are the same for every space). */

@@ -74,6 +74,7 @@ export async function serve(context: ServeContext): Promise<number> {
   const codeHost = createCodeModeHost(options);
   const http = await startHttpServer({
     createServer: () => codeHost.createServer(),
+    stats: () => codeHost.stats(),
     host,
     port,
     ...(authToken ? { authToken } : {}),

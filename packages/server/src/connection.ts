@@ -38,6 +38,8 @@ export class Connection {
   /** Ids of the tool calls being handled, oldest first. */
   readonly activeRequests: RequestId[] = [];
   readonly #spaces = new Map<string, Promise<Space>>();
+  /** Ids of the spaces created and not closed: each holds a sandbox. */
+  readonly #ready = new Set<string>();
   #closed = false;
 
   constructor(state: HostState, server: Server) {
@@ -75,9 +77,19 @@ export class Connection {
         }),
       });
       this.#spaces.set(definition.id, space);
-      space.catch(() => this.#spaces.delete(definition.id));
+      space.then(
+        () => {
+          if (!this.#closed) this.#ready.add(definition.id);
+        },
+        () => this.#spaces.delete(definition.id),
+      );
     }
     return space;
+  }
+
+  /** How many of this connection's spaces are created and not closed, i.e. hold a sandbox. */
+  get sandboxes(): number {
+    return this.#ready.size;
   }
 
   /** The searchable functions of `definition`'s space. */
@@ -99,6 +111,7 @@ export class Connection {
     await this.state.sessions.closeOwner(this.id);
     const spaces = [...this.#spaces.values()];
     this.#spaces.clear();
+    this.#ready.clear();
     await Promise.all(spaces.map((s) => s.then((space) => space.close()).catch(() => undefined)));
   }
 }

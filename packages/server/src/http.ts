@@ -5,6 +5,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RateLimitSettings } from './config.js';
+import type { ServerStats } from './server.js';
 
 /** Options of {@link startHttpServer}. */
 export interface HttpServerOptions {
@@ -24,6 +25,11 @@ export interface HttpServerOptions {
   allowedOrigins?: string[];
   /** Per-client request budget (default 600 per 60 s); `false` turns it off. 429 beyond it. */
   rateLimit?: RateLimitSettings | false;
+  /**
+   * The counts `GET /health` answers (e.g. `() => host.stats()`). Without it the endpoint counts the HTTP clients'
+   * MCP sessions as `connections`, and nothing else.
+   */
+  stats?: () => ServerStats;
 }
 
 /** A running HTTP server. */
@@ -38,11 +44,16 @@ export interface HttpServerHandle {
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const DEFAULT_RATE_LIMIT: RateLimitSettings = { requests: 600, windowSeconds: 60 };
 const LOCAL_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
+const HEALTH_PATH = '/health';
+/** What the MCP endpoint serves (the Streamable HTTP transport's methods); anything else is 405 with this as `Allow`. */
+const MCP_METHODS = ['GET', 'POST', 'DELETE'];
+const PARSE_ERROR = -32700;
 
 /**
  * Serves MCP over Streamable HTTP with node:http, one transport and one MCP server per client session. Each request is
- * checked in order: path (404), `Host` and `Origin` against DNS rebinding (403), bearer token (401), the client's rate
- * limit (429) — a client is its MCP session, or its address before it has one.
+ * checked in order: path (404), `Host` and `Origin` against DNS rebinding (403), bearer token (401), method (405), the
+ * client's rate limit (429) — a client is its MCP session, or its address before it has one. A POST body over 4 MiB
+ * is 413, one that is not JSON a JSON-RPC parse error (400). `GET /health` skips these checks and answers counts only.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
   const bindHost = options.host ?? '127.0.0.1';
@@ -55,14 +66,21 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) res.end();
       else if (error instanceof PayloadTooLarge) reject(res, 413, error.message);
+      else if (error instanceof ParseError) reject(res, 400, error.message, PARSE_ERROR);
       else reject(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
     });
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== path) return reject(res, 404, `Not found: the MCP endpoint is ${path}`);
+    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (pathname === HEALTH_PATH && pathname !== path) return health(req, res);
+    if (pathname !== path) return reject(res, 404, `Not found: the MCP endpoint is ${path}`);
     const refusal = guard!.check(req);
     if (refusal) return reject(res, refusal.status, refusal.message);
+    if (!MCP_METHODS.includes(req.method ?? '')) {
+      res.setHeader('Allow', MCP_METHODS.join(', '));
+      return reject(res, 405, `Method not allowed: ${req.method} (the MCP endpoint takes ${MCP_METHODS.join(', ')})`);
+    }
     const sessionId = header(req, 'mcp-session-id');
     const known = sessionId ? transports.get(sessionId) : undefined;
     const wait = limiter?.take(known ? `session:${sessionId}` : `address:${req.socket.remoteAddress}`);
@@ -86,6 +104,20 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     };
     await options.createServer().connect(transport);
     await transport.handleRequest(req, res, body);
+  }
+
+  /**
+   * Counts only, for probes and monitoring: no token (a probe has none), no Host check (a probe may use any address),
+   * no rate limit — so it must never reveal more than numbers.
+   */
+  function health(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      return reject(res, 405, `Method not allowed: ${req.method} (${HEALTH_PATH} takes GET, HEAD)`);
+    }
+    const counts = options.stats?.() ?? { connections: transports.size };
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    res.end(JSON.stringify({ status: 'ok', ...counts }));
   }
 
   await new Promise<void>((resolveListen, rejectListen) => {
@@ -172,27 +204,44 @@ class RateLimiter {
 }
 
 class PayloadTooLarge extends Error {}
+class ParseError extends Error {}
 
-function reject(res: ServerResponse, status: number, message: string): void {
+/** Answers a JSON-RPC error without an id: `-32000` (server error) unless `code` says otherwise. */
+function reject(res: ServerResponse, status: number, message: string, code = -32000): void {
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="agent-spaces"');
   res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new PayloadTooLarge(`Payload too large: the request body is over ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  try {
-    return text === '' ? undefined : (JSON.parse(text) as unknown);
-  } catch {
-    return text;
-  }
+/**
+ * The JSON body of a POST. Throws {@link PayloadTooLarge} past {@link MAX_BODY_BYTES} and {@link ParseError} for an
+ * empty or unparsable body. The stream is never destroyed: the rest of a body too large is read and dropped (node
+ * drops an unread one itself once the response ends), so a keep-alive connection carries on after the 413.
+ */
+function readJson(req: IncomingMessage): Promise<unknown> {
+  const tooLarge = () => new PayloadTooLarge(`Payload too large: the request body is over ${MAX_BODY_BYTES} bytes`);
+  if (Number(header(req, 'content-length') ?? 0) > MAX_BODY_BYTES) return Promise.reject(tooLarge());
+  return new Promise((resolveBody, rejectBody) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      chunks.length = 0;
+      req.off('data', onData).off('end', onEnd).off('error', rejectBody);
+      req.on('error', () => undefined).resume();
+      rejectBody(tooLarge());
+    };
+    const onEnd = () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        resolveBody(JSON.parse(text) as unknown);
+      } catch {
+        rejectBody(new ParseError(`Parse error: the request body is not JSON${text === '' ? ' (it is empty)' : ''}`));
+      }
+    };
+    req.on('data', onData).on('end', onEnd).on('error', rejectBody);
+  });
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

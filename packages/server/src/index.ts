@@ -12,7 +12,7 @@ export {
   type SpaceDefinition,
   type UserTool,
 } from './config.js';
-export { SERVER_VERSION, createCodeModeHost, createCodeModeServer, type CodeModeHost, type CodeModeServerOptions } from './server.js';
+export { SERVER_VERSION, createCodeModeHost, createCodeModeServer, type CodeModeHost, type CodeModeServerOptions, type ServerStats } from './server.js';
 export type { SharedSpaceOptions } from './connection.js';
 export { startHttpServer, type HttpServerHandle, type HttpServerOptions } from './http.js';
 export { AUTH_TOKEN_ENV, serve, type ServeContext } from './cli.js';

@@ -1,19 +1,29 @@
+import { CAPABILITY_PREFIX, STD_MODULE, type CatalogEntry } from '@agent-spaces/capabilities';
 import type { Catalog } from './catalog.js';
 import type { SpaceDefinition } from './config.js';
 import { formatSearch } from './search.js';
 
-/** How to write code for a space: part of every compiled prompt and of the server's instructions. */
-export const CODE_INSTRUCTIONS = [
-  '## Writing code for this space',
-  'Do the work by writing one TypeScript script and running it with the `execute` tool (or `send_code` in a session from',
-  '`create_session`, where top-level declarations persist between calls) instead of making many separate tool calls.',
-  "- Import capabilities as ES modules: `import { trainSchedule } from '@capabilities/train-schedule';`. Each function",
-  '  takes one params object and returns a Promise.',
-  '- `export default <value>` (or a top-level `return`) is the result; `console.log` output comes back as logs.',
-  '- The script is typechecked before it runs; type errors come back with their line.',
-  '- A failed call throws an error with a stable `code` (`INVALID_PARAMS`, `APPROVAL_DENIED`, …) that the script can catch.',
-  '- `search_capabilities` finds functions (detail: names | signatures | full); `describe_capabilities` gives full types.',
-].join('\n');
+/**
+ * How to write code for a space: part of every compiled prompt and of the server's instructions. The import example
+ * uses the first capability module among `entries` (catalog order), or says the space has none.
+ */
+export function codeInstructions(entries: readonly CatalogEntry[]): string {
+  const first = entries.find((e) => e.module.startsWith(CAPABILITY_PREFIX));
+  const importLine = first
+    ? `- Import capabilities as ES modules: \`import { ${first.path.split('.')[0]} } from '${first.module}';\`. Each function`
+    : `- Capabilities are ES modules (\`import { … } from '${CAPABILITY_PREFIX}<id>';\`); this space has none, only \`${STD_MODULE}\`. Each function`;
+  return [
+    '## Writing code for this space',
+    'Do the work by writing one TypeScript script and running it with the `execute` tool (or `send_code` in a session from',
+    '`create_session`, where top-level declarations persist between calls) instead of making many separate tool calls.',
+    importLine,
+    '  takes one params object and returns a Promise.',
+    '- `export default <value>` (or a top-level `return`) is the result; `console.log` output comes back as logs.',
+    '- The script is typechecked before it runs; type errors come back with their line.',
+    '- A failed call throws an error with a stable `code` (`INVALID_PARAMS`, `APPROVAL_DENIED`, …) that the script can catch.',
+    '- `search_capabilities` finds functions (detail: names | signatures | full); `describe_capabilities` gives full types.',
+  ].join('\n');
+}
 
 /** The parts of a space's prompt, as `inject` with `format: 'structured'` returns them. */
 export interface StructuredPrompt {
@@ -39,7 +49,7 @@ export function structuredPrompt(space: SpaceDefinition, catalog: Catalog): Stru
     spaceName: space.name,
     systemPrompt: space.systemPrompt ?? null,
     skills: (space.skills ?? []).filter((s) => s.enabled).map(({ id, name, description }) => ({ id, name, description })),
-    codeInstructions: CODE_INSTRUCTIONS,
+    codeInstructions: codeInstructions(catalog.entries),
     capabilities: [...capabilities].map(([module, functions]) => ({ module, functions })),
   };
 }
@@ -55,7 +65,7 @@ export function compiledPrompt(space: SpaceDefinition, catalog: Catalog): string
   if (skills.length > 0) {
     parts.push('---', ['## Active Skills', ...skills.map((s) => `### ${s.name}\n${s.description.trim()}`)].join('\n\n'));
   }
-  parts.push('---', CODE_INSTRUCTIONS);
+  parts.push('---', codeInstructions(catalog.entries));
   if (catalog.entries.length > 0) {
     const all = catalog.entries.map((entry) => ({ entry, score: 0 }));
     parts.push(`## Capabilities\n\`\`\`ts\n${formatSearch('', all, 'signatures', all.length, catalog)}\n\`\`\``);

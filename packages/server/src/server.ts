@@ -12,7 +12,8 @@ import {
 import { ArgumentsValidator } from './args.js';
 import { parseServerConfig, type HeadlessMode, type SpaceDefinition } from './config.js';
 import { Connection, type HostState, type SharedSpaceOptions } from './connection.js';
-import { CODE_INSTRUCTIONS } from './inject.js';
+import { firstCapabilityEntries } from './catalog.js';
+import { codeInstructions } from './inject.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { toolError } from './results.js';
 import { SessionStore } from './sessions.js';
@@ -43,12 +44,22 @@ export interface CodeModeServerOptions {
   space?: SharedSpaceOptions;
 }
 
+/** Counts of what a code-mode server holds open; the body of the HTTP `/health` endpoint besides `status`. */
+export interface ServerStats {
+  /** MCP client connections. */
+  connections: number;
+  /** Sessions of every client. */
+  sessions: number;
+  /** Spaces created and not closed (one per client and space used, on first use); each holds a sandbox. */
+  sandboxes: number;
+}
+
 /** One code-mode server's shared state (spaces, sessions) that hands out one MCP `Server` per client connection. */
 export interface CodeModeHost {
   /** A new MCP server for one client connection; closing it ends that client's sessions and spaces. */
   createServer(): Server;
-  /** How many client connections and sessions are open now. */
-  stats(): { connections: number; sessions: number };
+  /** How many client connections, sessions and sandboxes are open now. */
+  stats(): ServerStats;
   /** Closes every connection's server, session and space. */
   close(): Promise<void>;
 }
@@ -87,7 +98,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
     ...spaces.flatMap((space) => (space.tools ?? []).map((tool) => userToolSpec(space, tool, state.baseDir))),
   ];
   const info = options.serverInfo ?? serverInfo(spaces);
-  const instructions = serverInstructions(spaces);
+  const instructions = serverInstructions(spaces, state.spaceOptions);
   const connections = new Set<Connection>();
   let closed = false;
 
@@ -109,7 +120,11 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       };
       return server;
     },
-    stats: () => ({ connections: connections.size, sessions: state.sessions.size }),
+    stats: () => ({
+      connections: connections.size,
+      sessions: state.sessions.size,
+      sandboxes: [...connections].reduce((sum, c) => sum + c.sandboxes, 0),
+    }),
     async close() {
       if (closed) return;
       closed = true;
@@ -165,12 +180,15 @@ function serverInfo(spaces: readonly SpaceDefinition[]): { name: string; version
   return only ? { name: only.name, version: only.version ?? SERVER_VERSION } : { name: 'agent-spaces', version: SERVER_VERSION };
 }
 
-/** Seed 000's mapping: the space's `instructions` (or description), then how to use the code-mode tools. */
-function serverInstructions(spaces: readonly SpaceDefinition[]): string {
+/**
+ * Seed 000's mapping: the space's `instructions` (or description), then how to use the code-mode tools, with an import
+ * example from the first (default) space's first built capability.
+ */
+function serverInstructions(spaces: readonly SpaceDefinition[], options: SharedSpaceOptions): string {
   const only = spaces.length === 1 ? spaces[0] : undefined;
   if (only?.instructions) return only.instructions;
   const intro = only
     ? [only.description ?? `Space "${only.name}".`]
     : ['Spaces (pass `spaceId`; the first is the default):', ...spaces.map((s) => `- ${s.id}: ${s.name}${s.description ? ` — ${s.description}` : ''}`)];
-  return [...intro, '', CODE_INSTRUCTIONS].join('\n');
+  return [...intro, '', codeInstructions(firstCapabilityEntries(spaces[0]!.capabilities, options))].join('\n');
 }

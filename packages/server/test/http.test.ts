@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { Agent, request, type ClientRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BUILTIN_TOOL_NAMES } from '../src/config.js';
@@ -28,6 +28,36 @@ function post(url: string, headers: Record<string, string>, body = INITIALIZE): 
   });
 }
 
+interface Reply {
+  status: number;
+  headers: Record<string, unknown>;
+  body: string;
+  /** Whether the request went over a keep-alive socket an earlier request used. */
+  reusedSocket: boolean;
+}
+
+/**
+ * Any raw request; `body` is written as given (a Buffer is sent with its Content-Length). Settles once the response
+ * has ended and the whole body is written, so that a keep-alive socket is back in `agent` for the next request.
+ */
+function send(url: string, options: { method: string; headers?: Record<string, string>; body?: string | Buffer; agent?: Agent }): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req: ClientRequest = request(url, { method: options.method, headers: options.headers, ...(options.agent ? { agent: options.agent } : {}) }, (res) => {
+      let text = '';
+      let pending = 2;
+      const done = () => {
+        if (--pending === 0) resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, reusedSocket: req.reusedSocket });
+      };
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', done);
+      if (req.writableFinished) done();
+      else req.on('finish', done);
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
 let project: TestProject;
 let host: CodeModeHost;
 let http: HttpServerHandle;
@@ -44,7 +74,13 @@ beforeAll(async () => {
     spaces: [{ id: 'trains', name: 'Trains' }],
     space: { rootDir: project.rootDir, handlers: project.handlers },
   });
-  http = await startHttpServer({ createServer: () => host.createServer(), port: 0, authToken: TOKEN, rateLimit: { requests: 1000, windowSeconds: 60 } });
+  http = await startHttpServer({
+    createServer: () => host.createServer(),
+    stats: () => host.stats(),
+    port: 0,
+    authToken: TOKEN,
+    rateLimit: { requests: 1000, windowSeconds: 60 },
+  });
 });
 
 afterAll(async () => {
@@ -128,7 +164,7 @@ describe('startHttpServer client lifecycle', () => {
     await callTool(client, 'create_session');
     const { sessions, connections } = host.stats();
     await transport.terminateSession();
-    await expect.poll(() => host.stats()).toEqual({ connections: connections - 1, sessions: sessions - 1 });
+    await expect.poll(() => host.stats()).toMatchObject({ connections: connections - 1, sessions: sessions - 1 });
     await client.close();
   });
 });
@@ -147,5 +183,72 @@ describe('startHttpServer rate limit', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('startHttpServer status codes', () => {
+  const auth = () => ({ host: `127.0.0.1:${http.port}`, authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
+
+  it('answers unparsable JSON without a session with a JSON-RPC parse error (400, -32700)', async () => {
+    const reply = await send(http.url, { method: 'POST', headers: auth(), body: '{"jsonrpc": "2.0", "id": 1, "method": ' });
+    expect(reply.status).toBe(400);
+    expect(JSON.parse(reply.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+  });
+
+  it('answers other methods than GET, POST and DELETE with 405 and an Allow header', async () => {
+    for (const method of ['PUT', 'PATCH']) {
+      const reply = await send(http.url, { method, headers: auth(), body: INITIALIZE });
+      expect(reply.status).toBe(405);
+      expect(reply.headers.allow).toBe('GET, POST, DELETE');
+    }
+  });
+
+  it('keeps a keep-alive connection open after a 413, with or without Content-Length', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const big = Buffer.alloc(8 * 1024 * 1024, 0x20);
+      const declared = await send(http.url, { method: 'POST', headers: auth(), body: big, agent });
+      expect(declared.status).toBe(413);
+      const chunked = await send(http.url, { method: 'POST', headers: { ...auth(), 'transfer-encoding': 'chunked' }, body: big, agent });
+      expect(chunked).toMatchObject({ status: 413, reusedSocket: true });
+      const next = await send(http.url, { method: 'POST', headers: auth(), body: INITIALIZE, agent });
+      expect(next).toMatchObject({ status: 200, reusedSocket: true });
+    } finally {
+      agent.destroy();
+    }
+  });
+});
+
+describe('startHttpServer health endpoint', () => {
+  it('answers GET /health without a token with counts only', async () => {
+    const healthUrl = http.url.replace('/mcp', '/health');
+    const client = await connect();
+    await callTool(client, 'create_session');
+    const reply = await send(healthUrl, { method: 'GET' });
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toBe('application/json');
+    const body = JSON.parse(reply.body);
+    expect(Object.keys(body).sort()).toEqual(['connections', 'sandboxes', 'sessions', 'status']);
+    expect(body).toEqual({ status: 'ok', ...host.stats() });
+    expect(body.connections).toBeGreaterThanOrEqual(1);
+    expect(body.sessions).toBeGreaterThanOrEqual(1);
+    expect(body.sandboxes).toBeGreaterThanOrEqual(1);
+    expect((await send(healthUrl, { method: 'POST', body: '{}' })).status).toBe(405);
+    await client.close();
+  });
+
+  it('counts a client’s sandbox until it disconnects', async () => {
+    const before = host.stats().sandboxes;
+    const transport = new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+    const client = newClient();
+    await client.connect(transport);
+    expect(host.stats().sandboxes).toBe(before);
+    await callTool(client, 'list_spaces');
+    expect(host.stats().sandboxes).toBe(before);
+    await callTool(client, 'execute', { code: 'export default 1;' });
+    expect(host.stats().sandboxes).toBe(before + 1);
+    await transport.terminateSession();
+    await expect.poll(() => host.stats().sandboxes).toBe(before);
+    await client.close();
   });
 });

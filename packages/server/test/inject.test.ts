@@ -100,3 +100,34 @@ describe('prompts', () => {
     expect(message.content.type === 'text' && message.content.text).toBe((await callTool(client, 'inject', { spaceId: 'wizard' })).body.prompt);
   });
 });
+
+describe('import examples', () => {
+  it('shows the space’s first capability module, with its export, in the compiled prompt and the server instructions', async () => {
+    const prompt: string = (await callTool(client, 'inject', { spaceId: 'wizard' })).body.prompt;
+    expect(prompt).toContain("`import { trainSchedule } from '@capabilities/trains';`");
+    expect(prompt).not.toContain('train-schedule');
+    expect(client.getInstructions()).toContain("`import { trainSchedule } from '@capabilities/trains';`");
+  });
+
+  it('takes the example from the first space’s own capabilities, and says when a space has none', async () => {
+    const other = await connectInMemory(
+      createCodeModeServer({
+        spaces: [
+          { id: 'secrets', name: 'Secrets', capabilities: ['vault'] },
+          { id: 'empty', name: 'Empty', capabilities: [] },
+        ],
+        space: { rootDir: project.rootDir, handlers: project.handlers },
+      }),
+    );
+    try {
+      expect(other.getInstructions()).toContain("`import { vault } from '@capabilities/vault';`");
+      const secrets = (await callTool(other, 'inject', { spaceId: 'secrets', format: 'structured' })).body.codeInstructions;
+      expect(secrets).toContain("`import { vault } from '@capabilities/vault';`");
+      const empty: string = (await callTool(other, 'inject', { spaceId: 'empty' })).body.prompt;
+      expect(empty).toContain('this space has none, only `@agent-spaces/std`');
+      expect(empty).not.toMatch(/from '@capabilities\/[a-z]/);
+    } finally {
+      await other.close();
+    }
+  });
+});

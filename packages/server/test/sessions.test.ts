@@ -127,9 +127,9 @@ describe('idle timeout and eviction', () => {
       const id = await create(alice);
       expect((await callTool(bob, 'get_session_info', { sessionId: id })).body.code).toBe('SESSION_NOT_FOUND');
       await create(bob);
-      expect(host.stats()).toEqual({ connections: 2, sessions: 2 });
+      expect(host.stats()).toEqual({ connections: 2, sessions: 2, sandboxes: 2 });
       await alice.close();
-      await expect.poll(() => host.stats()).toEqual({ connections: 1, sessions: 1 });
+      await expect.poll(() => host.stats()).toEqual({ connections: 1, sessions: 1, sandboxes: 1 });
       expect((await callTool(bob, 'list_sessions')).body.sessions).toHaveLength(1);
     } finally {
       await bob.close();
