@@ -95,6 +95,11 @@ export function capabilitiesDir(outDir: string): string {
   return join(outDir, OUTPUT_FILES.capabilities);
 }
 
+/** The id of a built capability as a space names it: `'mcp:slack'` is `'mcp-slack'`, other names are ids already. */
+export function capabilityIdOf(name: string): string {
+  return name.startsWith('mcp:') ? `mcp-${name.slice(4)}` : name;
+}
+
 /** The folder of capability `id` in `dir` (a {@link capabilitiesDir}). */
 export function capabilityDir(dir: string, id: string): string {
   return join(dir, id);

@@ -107,6 +107,7 @@ export {
   builtFile,
   capabilitiesDir,
   capabilityDir,
+  capabilityIdOf,
   listBuiltCapabilities,
   readBuiltFile,
   readBuiltJson,

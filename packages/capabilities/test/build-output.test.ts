@@ -6,6 +6,7 @@ import {
   CAPABILITY_FILES,
   CATALOG_VERSION,
   capabilitiesDir,
+  capabilityIdOf,
   listBuiltCapabilities,
   readBuiltFile,
   readBuiltJson,
@@ -145,5 +146,13 @@ describe('readCatalog', () => {
       await writeFile(file, text!);
       expect(() => readCatalog(dir, 'trains')).toThrowError(expect.objectContaining({ code: 'INVALID_DEFINITION', data: { file, pointer } }));
     }
+  });
+});
+
+describe('capabilityIdOf', () => {
+  it("names an MCP server's capability 'mcp:<server>' as its id 'mcp-<server>', and leaves ids as they are", () => {
+    expect(capabilityIdOf('mcp:memory')).toBe('mcp-memory');
+    expect(capabilityIdOf('mcp-memory')).toBe('mcp-memory');
+    expect(capabilityIdOf('train-schedule')).toBe('train-schedule');
   });
 });

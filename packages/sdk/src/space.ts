@@ -5,6 +5,7 @@ import {
   AgentSpacesError,
   CAPABILITY_FILES,
   CAPABILITY_PREFIX,
+  capabilityIdOf,
   listBuiltCapabilities,
   readBuiltFile,
   STD_MODULE,
@@ -153,7 +154,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const outDir = resolve(rootDir, options.outDir ?? '.agent-spaces');
   const capabilitiesDir = join(outDir, 'capabilities');
   const named = options.capabilities?.filter((c): c is string => typeof c === 'string');
-  const builtIds = named ? named.map(capabilityId) : listBuiltCapabilities(capabilitiesDir);
+  const builtIds = named ? named.map(capabilityIdOf) : listBuiltCapabilities(capabilitiesDir);
   const mcp = await createSpaceMcp(capabilitiesDir, builtIds, { rootDir, ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}) });
   const built = await loadCapabilities(capabilitiesDir, builtIds, options.handlers, mcp ? { mcp: mcp.pool } : {});
   // Compiled last, so that a missing built capability cannot leave the temporary folder behind.
@@ -344,7 +345,3 @@ async function buildInline(definitions: readonly object[]): Promise<InlineCapabi
   return { ids: report.capabilities.map((entry) => entry.id), capabilitiesDir: join(dir, 'capabilities'), handlers, dispose };
 }
 
-/** `'mcp:slack'` → `'mcp-slack'`; other ids as given. */
-function capabilityId(name: string): string {
-  return name.startsWith('mcp:') ? `mcp-${name.slice(4)}` : name;
-}

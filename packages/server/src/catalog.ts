@@ -1,4 +1,4 @@
-import { CAPABILITY_PREFIX, STD_MODULE, capabilitiesDir, listBuiltCapabilities, readCatalog, resolveOutDir, type CatalogEntry } from '@agent-spaces/capabilities';
+import { CAPABILITY_PREFIX, STD_MODULE, capabilitiesDir, capabilityIdOf, listBuiltCapabilities, readCatalog, resolveOutDir, type CatalogEntry } from '@agent-spaces/capabilities';
 import type { Space } from '@agent-spaces/sdk';
 
 /** The searchable functions of a space and the `.d.ts` text of each module. */
@@ -54,7 +54,7 @@ export function firstCapabilityEntries(ids: readonly string[] | undefined, optio
       return fallback;
     }
   };
-  for (const id of ids ?? attempt(() => listBuiltCapabilities(dir), [])) {
+  for (const id of ids?.map(capabilityIdOf) ?? attempt(() => listBuiltCapabilities(dir), [])) {
     const entries = attempt(() => readCatalog(dir, id), []);
     if (entries.length > 0) return entries;
   }
