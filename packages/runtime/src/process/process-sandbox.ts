@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { AgentSpacesError, isAgentSpacesError, type WireError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, type WireError } from '@agent-spaces/capabilities';
 import { resolveLimits, type RunLimits } from '../limits.js';
 import { aborted, failed, prepare, timeout, type RunOutcome } from '../sandbox/outcome.js';
-import { checkModules, type RunOptions, type SandboxOptions } from '../sandbox/sandbox.js';
+import { checkModules, limitsOf, type RunOptions, type SandboxOptions } from '../sandbox/sandbox.js';
 import { transpileAsync, warmTranspiler } from '../transpile.js';
 import { childEntry } from './child-entry.js';
 import { ProcessPool } from './process-pool.js';
@@ -89,8 +89,9 @@ export class ProcessSandbox implements SandboxHost {
   async run(code: string, options: RunOptions): Promise<RunOutcome> {
     const started = performance.now();
     if (this.#closed) return failed({ code: 'SPACE_CLOSED', message: 'The sandbox is closed' }, started);
-    const limits = runLimits(this.#limits, options.limits);
-    if ('code' in limits) return failed(limits, started);
+    const resolved = limitsOf(this.#limits, options.limits);
+    if ('error' in resolved) return failed(resolved.error, started);
+    const { limits } = resolved;
     const script = await scriptOf(code, this.#modules);
     if (!('transpiled' in script)) return failed(script, started);
     const process = await waitFor((cancel) => this.#pool.acquire(cancel), limits, started, options.signal);
@@ -189,8 +190,9 @@ export class ProcessSession implements SandboxSessionHandle {
   async #run(code: string, options: RunOptions): Promise<RunOutcome> {
     const started = performance.now();
     if (this.#ended) return failed(this.#ended, started);
-    const limits = runLimits(this.#limits, options.limits);
-    if ('code' in limits) return failed(limits, started);
+    const resolved = limitsOf(this.#limits, options.limits);
+    if ('error' in resolved) return failed(resolved.error, started);
+    const { limits } = resolved;
     const script = await scriptOf(code, this.#modules());
     if (!('transpiled' in script)) return failed(script, started);
     const process = await waitFor(
@@ -245,15 +247,6 @@ async function waitFor<T>(
 async function scriptOf(code: string, modules: ReadonlyMap<string, string>): Promise<Script | WireError> {
   const prepared = await prepare(code, modules);
   return 'error' in prepared ? prepared.error : { code, transpiled: prepared.script };
-}
-
-function runLimits(base: RunLimits, override: Partial<RunLimits> | undefined): RunLimits | WireError {
-  if (override === undefined) return base;
-  try {
-    return resolveLimits(base, override);
-  } catch (error) {
-    return isAgentSpacesError(error) ? error.toWire() : { code: 'INTERNAL', message: String(error) };
-  }
 }
 
 function resolveOptions(options: ProcessOptions): Required<ProcessOptions> {

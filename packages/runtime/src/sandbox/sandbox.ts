@@ -194,7 +194,8 @@ export function checkModules(modules: ReadonlyMap<string, string>): ReadonlyMap<
   return new Map(modules);
 }
 
-function limitsOf(base: RunLimits, override: Partial<RunLimits> | undefined): { limits: RunLimits } | { error: WireError } {
+/** A run's limits: `override` layered over the sandbox's `base`, or the `CONFIG_INVALID` error naming the bad field. */
+export function limitsOf(base: RunLimits, override: Partial<RunLimits> | undefined): { limits: RunLimits } | { error: WireError } {
   if (override === undefined) return { limits: base };
   try {
     return { limits: resolveLimits(base, override) };

@@ -206,3 +206,19 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+describe('bad options', () => {
+  it.each([
+    ['maxProcesses', 0],
+    ['maxRssMb', -1],
+    ['idleMs', 1.5],
+  ] as const)('refuses %s: %j with CONFIG_INVALID naming the field', (field, value) => {
+    expect(() => new ProcessSandbox({ modules: MODULES, [field]: value })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', data: { field } }));
+  });
+
+  it("ends a run whose limits are bad with CONFIG_INVALID, and the next run works", async () => {
+    const outcome = await open().run('return 1;', { port: createPort(), limits: { timeoutMs: -5 } });
+    expectCode(outcome, 'CONFIG_INVALID');
+    await stillServes(sandbox!);
+  });
+});
