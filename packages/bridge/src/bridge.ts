@@ -46,7 +46,7 @@ export interface Bridge extends HostPort {
   approveScript(code: string, origin: CallOrigin & { runId: string }, signal: AbortSignal): Promise<WireError | undefined>;
 }
 
-/** A function as the bridge dispatches it; its params check is the build's validator, else compiled on the first call. */
+/** A function as the bridge dispatches it; its params check is made on its first call. */
 interface Entry {
   capability: HostCapability;
   fn: HostFunction;
@@ -75,7 +75,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
     const entries = new Map<string, Entry>();
     for (const [name, fn] of capability.functions) {
-      entries.set(name, { capability, fn, check: fn.validator ? paramsCheck(fn.validator) : undefined, schemaError: undefined });
+      entries.set(name, { capability, fn, check: undefined, schemaError: undefined });
     }
     table.set(capability.id, entries);
   }
@@ -329,11 +329,15 @@ function copyParams(entry: Entry, raw: unknown): Record<string, unknown> {
   return snapshot.value as Record<string, unknown>;
 }
 
-/** Compiles the function's params check on its first call; a schema that does not compile fails every call `INTERNAL`. */
+/**
+ * The function's params check, made on its first call from the build's validator or else by compiling its schema; a
+ * schema that does not compile (or a validator that does not load) fails every call `INTERNAL`.
+ */
 async function compileCheck(entry: Entry): Promise<ParamsCheck> {
   if (entry.schemaError === undefined) {
     try {
-      return (entry.check = await compileParamsCheck(entry.fn.parameters));
+      const built = entry.fn.validator?.();
+      return (entry.check = built ? paramsCheck(built) : await compileParamsCheck(entry.fn.parameters));
     } catch (error) {
       entry.schemaError = errorMessage(error);
     }

@@ -17,7 +17,8 @@ import { loadValidators } from './validate.js';
 
 /**
  * Reads `meta.json` and `schema.json` of the built capabilities `ids` under `outDir` (`.agent-spaces/capabilities`),
- * with the params validators the build compiled (`validators.cjs`, when present), and binds each to its executor:
+ * with the params validators the build compiled (`validators.cjs`, read on the first call), and binds each to its
+ * executor:
  * - `module`: `<outDir>/<id>/host.mjs`, imported on the first call (at load time when a `defineTool()` function needs
  *   approval and has no message template, so its `approvalMessage` is at hand); with `executor.export` that export is a
  *   `defineTool()` value whose `functions[sourceName].handler` runs, without it the export named `sourceName` does;
@@ -46,7 +47,7 @@ export interface LoadOptions {
 
 async function toHostCapability(
   built: BuiltCapability,
-  validators: ReadonlyMap<string, ValidateFunction>,
+  validators: () => ReadonlyMap<string, ValidateFunction>,
   handlers: RuntimeHandlers | undefined,
   options: LoadOptions,
 ): Promise<HostCapability> {
@@ -59,12 +60,11 @@ async function toHostCapability(
       throw new AgentSpacesError('INVALID_DEFINITION', `${file}: function '${fn.name}' is listed twice`, { file });
     }
     const approvalMessage = fn.approvalMessage !== undefined ? approvalTemplate(fn.approvalMessage) : executor.approvalMessage?.(fn);
-    const validator = validators.get(fn.name);
     functions.set(fn.name, {
       name: fn.name,
       sourceName: fn.sourceName,
       parameters: fn.parameters,
-      ...(validator ? { validator } : {}),
+      validator: () => validators().get(fn.name),
       ...(fn.returns ? { returns: fn.returns } : {}),
       requiresApproval: fn.requiresApproval,
       ...(approvalMessage ? { approvalMessage } : {}),
@@ -76,10 +76,17 @@ async function toHostCapability(
 }
 
 /**
- * The params validators the build compiled for capability `id` (its validators file), or none when the build wrote
- * none (an older build): its schemas are then compiled on their first call.
+ * The params validators the build compiled for capability `id` (its validators file), read and evaluated on the first
+ * call of any of its functions (a large API's file takes ≈ 100 ms to evaluate, which a space that never calls it
+ * should not pay); none when the build wrote none (an older build): its schemas then compile on their first call.
+ * Throws `INTERNAL`, naming the file, when the file does not load.
  */
-function builtValidators(outDir: string, id: string): ReadonlyMap<string, ValidateFunction> {
+function builtValidators(outDir: string, id: string): () => ReadonlyMap<string, ValidateFunction> {
+  let loaded: ReadonlyMap<string, ValidateFunction> | undefined;
+  return () => (loaded ??= readValidators(outDir, id));
+}
+
+function readValidators(outDir: string, id: string): ReadonlyMap<string, ValidateFunction> {
   let source: string;
   try {
     source = readBuiltFile(outDir, id, CAPABILITY_FILES.validators);
@@ -91,7 +98,7 @@ function builtValidators(outDir: string, id: string): ReadonlyMap<string, Valida
     return loadValidators(source);
   } catch (error) {
     const file = builtFile(outDir, id, CAPABILITY_FILES.validators);
-    throw new AgentSpacesError('INVALID_DEFINITION', `${file} does not load (rebuild the capability): ${String(error)}`, { file }, { cause: error });
+    throw new AgentSpacesError('INTERNAL', `${file} does not load (rebuild the capability): ${String(error)}`, { file }, { cause: error });
   }
 }
 

@@ -31,8 +31,11 @@ export interface HostFunction {
   sourceName: string;
   /** Schema the params object is validated against before anything runs. */
   parameters: ObjectSchema;
-  /** `parameters` compiled ahead (from the build's validators file); without it the schema is compiled on the first call. */
-  validator?: ValidateFunction;
+  /**
+   * `parameters` compiled ahead (the build's validators file), asked for on the first call; without it, or when it
+   * gives undefined, the schema is compiled then. May throw when the compiled form does not load.
+   */
+  validator?: () => ValidateFunction | undefined;
   /** Schema of the result, when known (informational: results are not validated). */
   returns?: JsonSchema;
   /** Calls need a person's approval under the default policy. */
