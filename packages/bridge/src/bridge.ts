@@ -97,7 +97,8 @@ export function createBridge(options: BridgeOptions): Bridge {
   async function dispatch(message: CallMessage, signal: AbortSignal, callId: string, trace: Trace, origin: CallOrigin): Promise<unknown> {
     const entry = lookup(table, message);
     const params = copyParams(entry, message.params);
-    const issues = (entry.check ?? (await compileCheck(entry)))(params);
+    const check = entry.check ?? makeCheck(entry);
+    const issues = (isThenable(check) ? await check : check)(params);
     if (issues) throw invalidParams(entry, issues);
     trace.params = params;
     const pending: PendingCall = { id: callId, capability: entry.capability, function: entry.fn, params, signal };
@@ -330,19 +331,31 @@ function copyParams(entry: Entry, raw: unknown): Record<string, unknown> {
 }
 
 /**
- * The function's params check, made on its first call from the build's validator or else by compiling its schema; a
- * schema that does not compile (or a validator that does not load) fails every call `INTERNAL`.
+ * The function's params check, made on its first call: from the build's validator at once (so calls keep their order),
+ * else by compiling its schema. A schema that does not compile (or a validator that does not load) fails every call
+ * `INTERNAL`.
  */
-async function compileCheck(entry: Entry): Promise<ParamsCheck> {
+function makeCheck(entry: Entry): ParamsCheck | Promise<ParamsCheck> {
   if (entry.schemaError === undefined) {
     try {
       const built = entry.fn.validator?.();
-      return (entry.check = built ? paramsCheck(built) : await compileParamsCheck(entry.fn.parameters));
+      if (built) return (entry.check = paramsCheck(built));
+      return compileParamsCheck(entry.fn.parameters).then(
+        (check) => (entry.check = check),
+        (error: unknown) => {
+          entry.schemaError = errorMessage(error);
+          throw schemaFailure(entry);
+        },
+      );
     } catch (error) {
       entry.schemaError = errorMessage(error);
     }
   }
-  throw new AgentSpacesError('INTERNAL', `The params schema of ${entry.capability.id}.${entry.fn.name} does not compile: ${entry.schemaError}`);
+  throw schemaFailure(entry);
+}
+
+function schemaFailure(entry: Entry): AgentSpacesError {
+  return new AgentSpacesError('INTERNAL', `The params schema of ${entry.capability.id}.${entry.fn.name} does not compile: ${entry.schemaError}`);
 }
 
 function invalidParams(entry: Entry, issues: ParamIssue[]): AgentSpacesError {
