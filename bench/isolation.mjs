@@ -1,9 +1,10 @@
 // Isolation bench: the runtime's two isolation modes side by side, on the same trivial `add` through a minimal host
 // port. `in-process` is the Sandbox (agent code in an isolate of this process); `process` is the ProcessSandbox (each
 // run in a supervised sandbox process, calls over IPC). Prints the per-call round trip, the warm trivial run, the cold
-// start of a sandbox process, the RSS of one, and for each limit probe how long after its limit the run ended. Then,
-// through the SDK and `mcp serve` in each mode: the host's RSS growth over a run of 999 calls with a 1 MB param, and
-// the delay a second MCP client (Streamable HTTP) sees while a first client's script spins after an awaited call.
+// start of a sandbox process, the RSS of one, the creation and idle RSS of a session packed into a session process,
+// and for each limit probe how long after its limit the run ended. Then, through the SDK and `mcp serve` in each
+// mode: the host's RSS growth over a run of 999 calls with a 1 MB param, and the delay a second MCP client
+// (Streamable HTTP) sees while a first client's script spins after an awaited call.
 // The SDK's 1,000-call run and warm run against @utcp/code-mode are in bench/runtime.mjs (both modes).
 // Build first (npm run build), then: node --no-node-snapshot bench/isolation.mjs
 import { execFileSync, spawn } from 'node:child_process';
@@ -108,6 +109,49 @@ async function childRssMiB() {
   await sandbox.close();
   const rows = out.split('\n').filter((line) => line.includes('process-child'));
   return rows.map((line) => Number(line.trim().split(/\s+/)[0]) / 1024);
+}
+
+const SESSIONS = 30;
+
+/** RSS of this process's sandbox processes, in KiB, by pid. */
+function childrenRssKiB() {
+  const out = execFileSync('ps', ['-o', 'pid=,rss=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  const rows = out.split('\n').filter((line) => line.includes('process-child'));
+  return new Map(rows.map((line) => line.trim().split(/\s+/)).map(([pid, rss]) => [pid, Number(rss)]));
+}
+
+/**
+ * Sessions packed into one session process: the time from createSession() to the result of a first trivial run
+ * while the process has room (no spawn), and the process's RSS growth per idle session after one small run each.
+ */
+async function sessionFigures() {
+  const sandbox = new ProcessSandbox({ modules: MODULES, maxProcesses: 1, sessionsPerProcess: SESSIONS + 1 });
+  const first = sandbox.createSession();
+  await value(first, TRIVIAL);
+  await pause(300);
+  const before = childrenRssKiB();
+  const sessions = [];
+  const createMs = [];
+  for (let i = 0; i < SESSIONS; i++) {
+    const started = performance.now();
+    const session = sandbox.createSession();
+    await value(session, `${TRIVIAL.replace('export default', `const kept${i} =`)}\nexport default kept${i};`);
+    createMs.push(performance.now() - started);
+    sessions.push(session);
+  }
+  await pause(300);
+  const after = childrenRssKiB();
+  const warmRuns = [];
+  for (let i = 0; i < 50; i++) {
+    const started = performance.now();
+    await value(sessions[i % SESSIONS], TRIVIAL);
+    warmRuns.push(performance.now() - started);
+  }
+  const stats = sandbox.stats();
+  await sandbox.close();
+  let growthKiB = 0;
+  for (const [pid, rss] of after) growthKiB += rss - (before.get(pid) ?? 0);
+  return { createMs: median(createMs), warmRunMs: median(warmRuns), perSessionMiB: growthKiB / 1024 / SESSIONS, stats };
 }
 
 const PROBES = [
@@ -229,6 +273,7 @@ await processes.close();
 const coldMs = await coldStart();
 const floorUs = await ipcFloorUs();
 const rss = await childRssMiB();
+const packed = await sessionFigures();
 
 console.log(`Isolation bench (node ${process.version}; lower is better)\n`);
 const row = (label, a, b, extra = '') => console.log(`${label.padEnd(66)}${String(a).padStart(20)}${String(b).padStart(24)}  ${extra}`);
@@ -246,6 +291,14 @@ row(`warm trivial run, idle (median of ${WARM_RUNS}, ${IDLE_GAP_MS} ms apart)`, 
 row(`warm trivial run, back to back (median of ${WARM_RUNS})`, `${figures['in-process'].warmBackToBackMs.toFixed(3)} ms`, `${ours.warmBackToBackMs.toFixed(3)} ms`);
 row(`cold start of a sandbox process, to a first result (median of ${COLD_RUNS})`, '', `${coldMs.toFixed(1)} ms`);
 row('RSS of an idle sandbox process', '', rss.map((mb) => `${mb.toFixed(1)} MiB`).join(', '));
+row(`session create (warm process), to a first result (median of ${SESSIONS})`, '', `${packed.createMs.toFixed(2)} ms`);
+row('  for reference: a later trivial run of a session (median of 50)', '', `${packed.warmRunMs.toFixed(2)} ms`);
+row(
+  `RSS per idle session (${SESSIONS} sessions in one process)`,
+  '',
+  `${packed.perSessionMiB.toFixed(2)} MiB`,
+  `goal ≤ 2 MiB: ${packed.perSessionMiB <= 2 ? 'met' : 'missed'} (one small run each; ${packed.stats.processes} processes for ${packed.stats.sessions} sessions)`,
+);
 console.log('\nlimit probes: the error, and how long after the limit the run ended (or the whole run, for non-time limits)');
 for (const { name } of PROBES) row(`  ${name}`, probes['in-process'][name], probes.process[name]);
 

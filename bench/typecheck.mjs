@@ -1,5 +1,6 @@
 // Pre-run typecheck: time to create a typechecker, first check, repeated checks (new code each time), an identical
-// re-check, a top-level-return script, and a second typechecker in the same process (shared lib SourceFiles).
+// re-check, a top-level-return script, a second typechecker in the same process (shared lib SourceFiles), 100
+// concurrent checks of distinct scripts (batched into one program) and a session's first check and run.
 // Build first: npx tsc -p packages/capabilities/tsconfig.json && npx tsc -p packages/compiler/tsconfig.json
 // Run: node bench/typecheck.mjs
 import { createRequire } from 'node:module';
@@ -51,16 +52,20 @@ const time = (fn) => {
   const result = fn();
   return [performance.now() - start, result];
 };
+const timeAsync = async (fn) => {
+  const start = performance.now();
+  const result = await fn();
+  return [performance.now() - start, result];
+};
 const median = (values) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)];
 const fmt = (ms) => `${ms.toFixed(2)} ms`;
+const expectClean = (diagnostics) => {
+  if (diagnostics.length > 0) throw new Error(`unexpected diagnostics: ${JSON.stringify(diagnostics)}`);
+};
 
-const [createMs, checker] = await (async () => {
-  const start = performance.now();
-  const c = await createTypechecker({ declarations });
-  return [performance.now() - start, c];
-})();
+const [createMs, checker] = await timeAsync(() => createTypechecker({ declarations }));
 const [firstMs, firstDiagnostics] = time(() => checker.check(script(12, 'export default')));
-if (firstDiagnostics.length > 0) throw new Error(`unexpected diagnostics: ${JSON.stringify(firstDiagnostics)}`);
+expectClean(firstDiagnostics);
 
 const RUNS = 50;
 const repeated = [];
@@ -69,6 +74,37 @@ const identical = [];
 for (let i = 0; i < RUNS; i++) identical.push(time(() => checker.check(script(12, 'export default')))[0]);
 const withReturn = [];
 for (let i = 0; i < RUNS; i++) withReturn.push(time(() => checker.check(script(100 + i, 'return')))[0]);
+
+// 100 clients each asking for a check of their own script at once: one batch, one program. Against the same 100
+// checks one by one (as before batching), in alternating rounds so both see the same machine load.
+const CONCURRENT = 100;
+const ROUNDS = 3;
+const batched = [];
+const oneByOne = [];
+for (let round = 0; round < ROUNDS; round++) {
+  const scripts = Array.from({ length: CONCURRENT }, (_, i) => script(1000 * (round + 1) + i, i % 2 ? 'return' : 'export default'));
+  const [ms, results] = await timeAsync(() => Promise.all(scripts.map((code) => checker.checkBatched(code))));
+  results.forEach(expectClean);
+  batched.push(ms);
+  const alone = scripts.map((code) => code.replace('t.hour <', 't.minute <'));
+  oneByOne.push(time(() => alone.forEach((code) => expectClean(checker.check(code))))[0]);
+}
+const concurrentMs = median(batched);
+
+// A new session's first check (the space's typechecker is warm), and a session run: its check, then remember.
+const SESSIONS = 20;
+const sessionFirst = [];
+const sessionRun = [];
+for (let i = 0; i < SESSIONS; i++) {
+  const session = checker.createSession();
+  const code = script(2000 + i, 'return');
+  const [ms, diagnostics] = await timeAsync(() => session.check(code));
+  expectClean(diagnostics);
+  sessionFirst.push(ms);
+  await session.remember(code);
+  const next = `const late = morning.filter((t) => t.hour > ${i});\nconsole.log(note.id, late.length);`;
+  sessionRun.push((await timeAsync(async () => (expectClean(await session.check(next)), await session.remember(next))))[0]);
+}
 checker.dispose();
 
 const second = await createTypechecker({ declarations });
@@ -83,7 +119,13 @@ const rows = [
   [`identical re-check (median of ${RUNS})`, fmt(median(identical))],
   [`top-level return script (median of ${RUNS})`, fmt(median(withReturn))],
   ['second typechecker, first check', fmt(secondFirstMs)],
+  [`${CONCURRENT} concurrent checks, distinct scripts (median of ${ROUNDS})`, `${fmt(concurrentMs)} total, ${fmt(concurrentMs / CONCURRENT)} per check`],
+  [`the same ${CONCURRENT} checks one by one (median of ${ROUNDS})`, `${fmt(median(oneByOne))} total, ${fmt(median(oneByOne) / CONCURRENT)} per check`],
+  [`session first check (median of ${SESSIONS})`, fmt(median(sessionFirst))],
+  [`session run with bindings: check + remember (median of ${SESSIONS})`, fmt(median(sessionRun))],
   ['first check / repeated check', `${(firstMs / median(repeated)).toFixed(1)}x`],
+  ['one by one / concurrent', `${(median(oneByOne) / concurrentMs).toFixed(1)}x`],
+  ['second typechecker first check (a session before) / session first check', `${(secondFirstMs / median(sessionFirst)).toFixed(1)}x`],
 ];
 console.log('pre-run typecheck (TypeScript language service, lib es2023)');
-for (const [label, value] of rows) console.log(`  ${label.padEnd(44)} ${value}`);
+for (const [label, value] of rows) console.log(`  ${label.padEnd(72)} ${value}`);

@@ -1,42 +1,16 @@
 // `agent-spaces run` approvals (a terminal prompt driven through a pseudo-terminal, and the non-terminal --approve
 // answers) and `agent-spaces audit`, through the committed bin over the built packages, in a temp project.
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_BIN, runCli } from './fixtures/cli.js';
+import { runCli, runCliInTerminal } from './fixtures/cli.js';
 
 let dir: string;
 
 const cli = (...args: string[]) => runCli(dir, args);
 
-/**
- * Runs the CLI inside a pseudo-terminal (util-linux `script`), typing `answer` + Enter once the prompt shows.
- * Returns everything the terminal showed.
- */
-function cliInTerminal(answer: string, ...args: string[]): Promise<{ code: number; screen: string }> {
-  return new Promise((resolve, reject) => {
-    const command = [process.execPath, CLI_BIN, ...args].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
-    let screen = '';
-    let answered = false;
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`no exit; screen:\n${screen}`))), 60_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      screen += chunk.toString();
-      if (!answered && screen.includes('Approve? [y/N]')) {
-        answered = true;
-        child.stdin.write(`${answer}\r`);
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (screen += chunk.toString()));
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? 1, screen: stripVTControlCharacters(screen) });
-    });
-  });
-}
+const cliInTerminal = (answer: string, ...args: string[]) => runCliInTerminal(dir, answer, args);
 
 const FILES = {
   name: 'files',

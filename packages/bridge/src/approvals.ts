@@ -38,7 +38,7 @@ export class ApprovalDesk implements Approvals {
   readonly #approver: Approver | undefined;
   readonly #awaitResolve: boolean;
   readonly #timeoutMs: number;
-  readonly #pending = new Map<string, { request: ApprovalRequest; settle: (outcome: ApprovalOutcome) => void }>();
+  readonly #pending = new Map<string, { request: ApprovalRequest; settle: Settle }>();
 
   constructor(options: ApprovalDeskOptions = {}) {
     this.#approver = options.approver;
@@ -46,9 +46,12 @@ export class ApprovalDesk implements Approvals {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
   }
 
-  /** True when a request could be approved at all (an approver, or someone expected to call `resolve`). */
-  get canAsk(): boolean {
-    return this.#approver !== undefined || this.#awaitResolve;
+  /**
+   * True when a request could be approved at all: there is an approver (`approver`, the request's own, or the desk's)
+   * or someone is expected to call `resolve`.
+   */
+  canAsk(approver?: Approver): boolean {
+    return approver !== undefined || this.#approver !== undefined || this.#awaitResolve;
   }
 
   pending(): ApprovalRequest[] {
@@ -58,68 +61,85 @@ export class ApprovalDesk implements Approvals {
   resolve(id: string, answer: ApprovalAnswer): boolean {
     const entry = typeof id === 'string' ? this.#pending.get(id) : undefined;
     if (!entry) return false;
-    entry.settle({
-      approved: answer?.approved === true,
-      by: typeof answer?.by === 'string' ? answer.by : 'resolve',
-      ...(typeof answer?.reason === 'string' ? { reason: answer.reason } : {}),
-    });
+    entry.settle(
+      {
+        approved: answer?.approved === true,
+        by: typeof answer?.by === 'string' ? answer.by : 'resolve',
+        ...(typeof answer?.reason === 'string' ? { reason: answer.reason } : {}),
+      },
+      'answered through approvals.resolve()',
+    );
     return true;
   }
 
   /**
-   * Asks for `request` (its id must be unique among pending ones) and resolves with the outcome; `onPending` runs once
-   * the request can be answered through `resolve`. Rejects with `ABORTED` when `signal` aborts first.
+   * Asks for `request` (its id must be unique among pending ones) and resolves with the outcome. `options.approver`
+   * answers instead of the desk's approver; `options.onPending` runs once the request can be answered through
+   * `resolve`. Rejects with `ABORTED` when `signal` aborts first. When anything but the approver settles the request,
+   * the approver's `signal` aborts, so it can stop asking.
    */
-  ask(request: ApprovalRequest, signal: AbortSignal, onPending?: () => void): Promise<ApprovalOutcome> {
-    if (!this.canAsk) return Promise.resolve({ approved: false, by: 'no-approver', reason: 'no approver is configured' });
+  ask(request: ApprovalRequest, signal: AbortSignal, options: AskOptions = {}): Promise<ApprovalOutcome> {
+    const approver = options.approver ?? this.#approver;
+    if (!this.canAsk(approver)) return Promise.resolve({ approved: false, by: 'no-approver', reason: 'no approver is configured' });
     if (signal.aborted) return Promise.reject(aborted());
     if (this.#pending.has(request.id)) {
       return Promise.reject(new AgentSpacesError('INTERNAL', `Approval request ${request.id} is already pending`));
     }
     return new Promise<ApprovalOutcome>((resolve, reject) => {
-      const finish = () => {
+      const asking = new AbortController();
+      // `withdraw` says how the request ended when the approver did not answer it; its signal then aborts with that reason.
+      const finish = (withdraw: string | undefined) => {
         this.#pending.delete(request.id);
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
+        if (withdraw !== undefined) asking.abort(withdraw);
       };
-      const settle = (outcome: ApprovalOutcome) => {
+      const settle: Settle = (outcome, withdraw) => {
         if (this.#pending.get(request.id)?.settle !== settle) return;
-        finish();
+        finish(withdraw);
         resolve(outcome);
       };
       const onAbort = () => {
-        finish();
+        finish('the call was aborted');
         reject(aborted());
       };
-      const timer = setTimeout(
-        () => settle({ approved: false, by: 'timeout', reason: `no answer within ${this.#timeoutMs} ms` }),
-        this.#timeoutMs,
-      );
+      const late = `no answer within ${this.#timeoutMs} ms`;
+      const timer = setTimeout(() => settle({ approved: false, by: 'timeout', reason: late }, late), this.#timeoutMs);
       timer.unref?.();
       signal.addEventListener('abort', onAbort, { once: true });
       this.#pending.set(request.id, { request, settle });
-      onPending?.();
-      if (this.#approver) {
-        const approver = this.#approver;
-        Promise.resolve()
-          .then(() => approver(request))
-          .then(
-            (answer) =>
-              settle(
-                typeof answer === 'object' && answer !== null
-                  ? {
-                      approved: answer.approved === true,
-                      by: typeof answer.by === 'string' ? answer.by : 'approver',
-                      ...(typeof answer.reason === 'string' ? { reason: answer.reason } : {}),
-                    }
-                  : { approved: answer === true, by: 'approver' },
-              ),
-            (error: unknown) => settle({ approved: false, by: 'approver', reason: `the approver failed: ${describe(error)}` }),
-          );
-      }
+      options.onPending?.();
+      if (!approver) return;
+      Promise.resolve()
+        .then(() => approver(request, { signal: asking.signal }))
+        .then(
+          (answer) =>
+            settle(
+              typeof answer === 'object' && answer !== null
+                ? {
+                    approved: answer.approved === true,
+                    by: typeof answer.by === 'string' ? answer.by : 'approver',
+                    ...(typeof answer.reason === 'string' ? { reason: answer.reason } : {}),
+                  }
+                : { approved: answer === true, by: 'approver' },
+              undefined,
+            ),
+          (error: unknown) => settle({ approved: false, by: 'approver', reason: `the approver failed: ${describe(error)}` }, undefined),
+        );
     });
   }
 }
+
+/** Options of {@link ApprovalDesk.ask}. */
+interface AskOptions {
+  /** Answers this request instead of the desk's approver. */
+  approver?: Approver;
+  /** Runs once the request is pending (answerable through `resolve`). */
+  onPending?: () => void;
+}
+
+/** Settles a pending request; `withdraw` (how it ended) is given unless the approver answered, and aborts its signal. */
+type Settle = (outcome: ApprovalOutcome, withdraw: string | undefined) => void;
 
 function aborted(): AgentSpacesError {
   return new AgentSpacesError('ABORTED', 'The run was aborted while the call waited for approval');

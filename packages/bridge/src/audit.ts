@@ -1,4 +1,17 @@
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AgentSpacesError, type ErrorCode } from '@agent-spaces/capabilities';
 
@@ -40,7 +53,7 @@ export interface AuditSink {
   append(entry: AuditEntry): void;
 }
 
-/** Where a space's audit log lives: `<outDir>/audit/<space>.jsonl`. */
+/** Where a space's audit log lives: `<outDir>/audit/<space>.jsonl` (rotated files beside it: `<space>.jsonl.1`, …). */
 export function auditLogFile(outDir: string, space: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(space)) {
     throw new AgentSpacesError('CONFIG_INVALID', `The space name ${JSON.stringify(space)} cannot name an audit log (use letters, digits, . _ -)`, { space });
@@ -49,43 +62,130 @@ export function auditLogFile(outDir: string, space: string): string {
 }
 
 /**
+ * Size-based rotation of an audit log: once the file would pass `maxBytes`, it is renamed `<file>.1` (older ones
+ * shift to `.2`, … and the one past `keep` is deleted) and a new file is started.
+ */
+export interface AuditRotation {
+  /** Size at which the file is rotated (default 64 MiB). */
+  maxBytes: number;
+  /** Rotated files kept (default 4): at most `(keep + 1) × maxBytes` on disk. */
+  keep: number;
+}
+
+/** The rotation of `policies.audit` when it sets none. */
+export const DEFAULT_AUDIT_ROTATION: AuditRotation = { maxBytes: 64 * 1024 * 1024, keep: 4 };
+
+/** The files of the log `file` that exist, oldest first: `<file>.<keep>`, …, `<file>.1`, `<file>`. */
+export function auditLogFiles(file: string): string[] {
+  const rotated: string[] = [];
+  for (let n = 1; existsSync(`${file}.${n}`); n++) rotated.unshift(`${file}.${n}`);
+  return existsSync(file) ? [...rotated, file] : rotated;
+}
+
+/** How often an open log checks that its path still names its file (another process may have rotated it). */
+const REOPEN_CHECK_MS = 1_000;
+/** A rotation lock older than this was left by a process that died while rotating. */
+const STALE_LOCK_MS = 30_000;
+
+/**
  * An append-only JSON Lines file. Each record is one `write` of a whole line on a descriptor opened for appending:
  * when `append` returns, the line is in the kernel's hands, so a `kill -9` of the host loses no completed call. The
  * kill can stop a write part-way (Linux checks for it before copying each page of the file), leaving a partial last
  * line of a call that never completed; opening the log removes it, so it never runs into the next line. With
  * `fsync: true` each line is also flushed to the disk (it then survives power loss too, at about 0.2 ms per call:
- * bench/policies.mjs).
+ * bench/policies.mjs). The file is rotated by size ({@link AuditRotation}); processes sharing a log rotate it under a
+ * lock file, and each notices within a second when another has rotated it.
  */
 export class AuditLog implements AuditSink {
   #fd: number | undefined;
+  /** This file's size as far as this process knows (its own writes added); checked before a rotation. */
+  #size = 0;
+  #checkedAt = 0;
   readonly #fsync: boolean;
+  readonly #rotation: AuditRotation | undefined;
   readonly #spaceJson: string;
   readonly #quoted = quoter();
 
-  /** Opens (creating folder and file as needed) `file` for appending the records of `space`. */
+  /** Opens (creating folder and file as needed) `file` for appending the records of `space`; `rotation: false` never rotates. */
   constructor(
     readonly file: string,
     readonly space: string,
-    options: { fsync?: boolean } = {},
+    options: { fsync?: boolean; rotation?: AuditRotation | false } = {},
   ) {
     mkdirSync(dirname(file), { recursive: true });
-    this.#fd = openSync(file, 'a+', 0o600);
-    dropPartialLine(this.#fd);
     this.#fsync = options.fsync ?? false;
+    this.#rotation = options.rotation === false ? undefined : (options.rotation ?? DEFAULT_AUDIT_ROTATION);
     this.#spaceJson = JSON.stringify(space);
+    this.#open();
   }
 
   /** Writes `entry` as one line (and flushes it to disk with `fsync`). Throws when the log is closed or the write fails. */
   append(entry: AuditEntry): void {
     if (this.#fd === undefined) throw new AgentSpacesError('INTERNAL', `The audit log ${this.file} is closed`);
     const line = this.#serialize(entry);
+    const bytes = Buffer.byteLength(line);
+    if (this.#rotation) this.#beforeWrite(bytes, this.#rotation);
     // One write of the whole line; the rest is written only if the kernel took part of it (it does not for files).
     const written = writeSync(this.#fd, line);
-    if (written < Buffer.byteLength(line)) {
-      const bytes = Buffer.from(line);
-      for (let at = written; at < bytes.length; ) at += writeSync(this.#fd, bytes, at, bytes.length - at);
+    if (written < bytes) {
+      const buffer = Buffer.from(line);
+      for (let at = written; at < buffer.length; ) at += writeSync(this.#fd, buffer, at, buffer.length - at);
     }
+    this.#size += bytes;
     if (this.#fsync) fsyncSync(this.#fd);
+  }
+
+  #open(): void {
+    this.#fd = openSync(this.file, 'a+', 0o600);
+    dropPartialLine(this.#fd);
+    this.#size = fstatSync(this.#fd).size;
+    this.#checkedAt = Date.now();
+  }
+
+  /** Moves to the file now at the path when another process rotated it, and rotates when this line would pass the size. */
+  #beforeWrite(bytes: number, rotation: AuditRotation): void {
+    const now = Date.now();
+    if (now - this.#checkedAt >= REOPEN_CHECK_MS) {
+      this.#checkedAt = now;
+      if (!this.#isCurrent()) this.#reopen();
+    }
+    if (this.#size + bytes <= rotation.maxBytes || this.#size === 0) return;
+    this.#size = fstatSync(this.#fd!).size;
+    if (this.#size + bytes <= rotation.maxBytes || this.#size === 0) return;
+    this.#rotate(rotation);
+  }
+
+  /** True while the path still names the file this log writes to. */
+  #isCurrent(): boolean {
+    try {
+      return statSync(this.file).ino === fstatSync(this.#fd!).ino;
+    } catch {
+      return false;
+    }
+  }
+
+  #reopen(): void {
+    closeSync(this.#fd!);
+    this.#fd = undefined;
+    this.#open();
+  }
+
+  /** Renames the file to `.1` (shifting older ones), under a lock file so two processes never rotate at once. */
+  #rotate(rotation: AuditRotation): void {
+    const lock = `${this.file}.rotating`;
+    if (!takeLock(lock)) return; // another process rotates it: this one follows at its next check
+    try {
+      if (this.#isCurrent()) {
+        if (rotation.keep === 0) unlinkSync(this.file);
+        for (let n = rotation.keep; n >= 1; n--) {
+          const from = n === 1 ? this.file : `${this.file}.${n - 1}`;
+          if (existsSync(from)) renameSync(from, `${this.file}.${n}`);
+        }
+      }
+      this.#reopen();
+    } finally {
+      unlinkSync(lock);
+    }
   }
 
   /**
@@ -125,32 +225,6 @@ export function isoNow(): string {
   return lastIso;
 }
 
-/** The records of an audit log (optionally only those at or after `since`), and how many lines could not be parsed. */
-export function readAuditLog(file: string, options: { since?: Date } = {}): { records: AuditRecord[]; malformed: number } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], malformed: 0 };
-    throw new AgentSpacesError('SOURCE_UNREADABLE', `Cannot read the audit log ${file}: ${(error as Error).message}`, { file });
-  }
-  const records: AuditRecord[] = [];
-  let malformed = 0;
-  const since = options.since?.getTime();
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    let record: AuditRecord;
-    try {
-      record = JSON.parse(line) as AuditRecord;
-    } catch {
-      malformed++;
-      continue;
-    }
-    if (since === undefined || Date.parse(record.time) >= since) records.push(record);
-  }
-  return { records, malformed };
-}
-
 /** Cuts a partial last line (one not ended by a newline) off the file open as `fd`. */
 function dropPartialLine(fd: number): void {
   const size = fstatSync(fd).size;
@@ -169,7 +243,25 @@ function dropPartialLine(fd: number): void {
   if (keep < size && fstatSync(fd).size === size) ftruncateSync(fd, keep);
 }
 
-/** Params as JSON: `{ truncated: true, preview }` past 8 KiB, `{ unserializable: true }` when JSON cannot hold them. */
+/** Creates `lock` exclusively; a lock older than {@link STALE_LOCK_MS} is taken over. False when another holds it. */
+function takeLock(lock: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      closeSync(openSync(lock, 'wx'));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      try {
+        if (Date.now() - statSync(lock).mtimeMs < STALE_LOCK_MS) return false;
+        unlinkSync(lock);
+      } catch {
+        // removed meanwhile: try again
+      }
+    }
+  }
+  return false;
+}
+
 /** `JSON.stringify` of strings, remembering the last few: audit lines repeat most of theirs. */
 function quoter(): (text: string) => string {
   const recent = new Map<string, string>();
@@ -184,6 +276,7 @@ function quoter(): (text: string) => string {
   };
 }
 
+/** Params as JSON: `{ truncated: true, preview }` past 8 KiB, `{ unserializable: true }` when JSON cannot hold them. */
 function paramsJson(params: unknown): string {
   let text: string | undefined;
   try {

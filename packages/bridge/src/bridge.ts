@@ -11,6 +11,7 @@ import {
 } from '@agent-spaces/capabilities';
 import { ApprovalDesk, type ApprovalOutcome } from './approvals.js';
 import { isoNow, type AuditEntry } from './audit.js';
+import { callSink, hostStderr, withOutput, type OutputSink } from './host-output.js';
 import type { Redactor } from './redact.js';
 import { defaultPolicy } from './policy.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -44,6 +45,12 @@ export interface Bridge extends HostPort {
    * run ends with (`APPROVAL_DENIED`, or `ABORTED` when `signal` aborts while it waits).
    */
   approveScript(code: string, origin: CallOrigin & { runId: string }, signal: AbortSignal): Promise<WireError | undefined>;
+  /**
+   * Output of a capability's host side made outside any call (an MCP server's stderr), labelled `source`
+   * (`mcp server slack`): redacted, it becomes a run log of the capability's call in flight when there is exactly
+   * one, else a line on the host's stderr. (Console output of code run for a call is captured per call.)
+   */
+  output(capability: string, source: string, text: string): void;
 }
 
 /** A function as the bridge dispatches it; its params check is made on its first call. */
@@ -93,6 +100,9 @@ export function createBridge(options: BridgeOptions): Bridge {
     ...(options.rateLimitHistory ? { history: options.rateLimitHistory } : {}),
   });
   let sequence = 0;
+  const redactText = redactor ? redactor.text : (text: string) => text;
+  /** The output sinks of the calls executing now, by capability id. */
+  const running = new Map<string, Set<OutputSink>>();
 
   async function dispatch(message: CallMessage, signal: AbortSignal, callId: string, trace: Trace, origin: CallOrigin): Promise<unknown> {
     const entry = lookup(table, message);
@@ -108,7 +118,19 @@ export function createBridge(options: BridgeOptions): Bridge {
     if (signal.aborted) throw new AgentSpacesError('ABORTED', 'The run was aborted before the call executed');
     const context: HandlerContext = { capability: entry.capability.exportName, function: entry.fn.sourceName, signal, progress: progressOf(message, callId, origin, trace) };
     trace.executing = true;
-    return entry.fn.execute(params, context);
+    const id = entry.capability.id;
+    const sink = callSink(`host handler ${id}.${entry.fn.name}`, redactText, (level, text) => {
+      if (trace.ended || !origin.onEvent) return false;
+      notify(origin.onEvent, { type: 'log', level, message: text });
+      return true;
+    });
+    const sinks = running.get(id) ?? running.set(id, new Set()).get(id)!;
+    sinks.add(sink);
+    try {
+      return await withOutput(sink, () => entry.fn.execute(params, context));
+    } finally {
+      sinks.delete(sink);
+    }
   }
 
   function decide(pending: PendingCall): PolicyDecision | PromiseLike<PolicyDecision> {
@@ -158,12 +180,16 @@ export function createBridge(options: BridgeOptions): Bridge {
     };
   }
 
-  /** Asks through the approval desk, telling `origin` when the request is pending and when it is answered. */
+  /**
+   * Asks through the approval desk (`origin.onApproval` answers, when given, instead of the bridge's approver), telling
+   * `origin` when the request is pending and when it is answered.
+   */
   async function ask(request: ApprovalRequest, source: 'capability' | 'script', signal: AbortSignal, origin: CallOrigin): Promise<ApprovalOutcome> {
-    const listener = origin.onEvent;
+    const { onEvent: listener, onApproval: approver } = origin;
     const { id, capability, function: fn, params, message } = request;
-    const answer = await approvals.ask(request, signal, () => listener?.({ type: 'approvalRequired', id, source, capability, function: fn, params, message }));
-    if (listener && approvals.canAsk) {
+    const onPending = () => listener?.({ type: 'approvalRequired', id, source, capability, function: fn, params, message });
+    const answer = await approvals.ask(request, signal, { onPending, ...(approver ? { approver } : {}) });
+    if (listener && approvals.canAsk(approver)) {
       listener({ type: 'approvalResolved', id, approved: answer.approved, by: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) });
     }
     return answer;
@@ -172,6 +198,11 @@ export function createBridge(options: BridgeOptions): Bridge {
   return {
     capabilities,
     approvals,
+    output(capability, source, text) {
+      const sinks = running.get(capability);
+      if (sinks?.size === 1) for (const sink of sinks) sink.write('info', text, source);
+      else hostStderr(redactText(`[${source}] ${text}`));
+    },
     async approveScript(code, origin, signal) {
       const request: ApprovalRequest = {
         id: `script-${origin.runId}`,

@@ -1,13 +1,26 @@
 export { createBridge, type Bridge } from './bridge.js';
 export { compileSchema, loadValidatorsCompiler, type ValidatorsCompiler } from './validate.js';
+export type { SchemaProblem } from './schema-problem.js';
 export type { Approvals } from './approvals.js';
-export { AuditLog, auditLogFile, isoNow, readAuditLog, type AuditEntry, type AuditRecord, type AuditSink } from './audit.js';
+export {
+  AuditLog,
+  DEFAULT_AUDIT_ROTATION,
+  auditLogFile,
+  isoNow,
+  type AuditEntry,
+  type AuditRecord,
+  type AuditRotation,
+  type AuditSink,
+} from './audit.js';
+export { readAuditLog, streamAuditLogs, type AuditRead } from './audit-read.js';
 export { createPolicy } from './policy.js';
+export { checkPolicyNames } from './policy-names.js';
 export { createRedactor, placeholderNames, secretsFromEnv, type Redactor } from './redact.js';
 export { loadCapabilities, type LoadOptions } from './load.js';
 export { createOpenApiExecutor } from './executors/openapi.js';
 export type {
   ApprovalAnswer,
+  ApprovalContext,
   ApprovalRequest,
   Approver,
   BridgeOptions,

@@ -1,16 +1,33 @@
-import { posix } from 'node:path';
-import type { ParamMatcher, PolicyAction, PolicyRule, PoliciesConfig } from '@agent-spaces/capabilities';
-import type { PendingCall } from './types.js';
+import {
+  canonicalHost,
+  emailAddresses,
+  foldCase,
+  hostOf,
+  normalizeText,
+  type OneOrMore,
+  type ParamMatcher,
+  type PolicyAction,
+  type PolicyRule,
+  type PoliciesConfig,
+} from '@agent-spaces/capabilities';
+import { isInside, realPathOf } from './real-path.js';
+import type { HostFunction, PendingCall } from './types.js';
 
-/** What the rules decided for a call, and which rule did (`policies.rules["mail.send"][0]`). */
+/**
+ * What the rules decided for a call, and which rule did (`policies.rules["mail.send"][0]`). `reason` is set when a
+ * test could not be made (a path that cannot be resolved): the call is then denied, saying why.
+ */
 interface RuleMatch {
   action: PolicyAction;
   by: string;
+  reason?: string;
 }
 
 /** Finds the deciding rule for a call, or undefined when no rule matches. */
 export type RuleSet = (call: PendingCall) => RuleMatch | undefined;
 
+type Param = { found: boolean; value: unknown };
+type ValueTest = (param: Param) => boolean;
 type Test = (params: Record<string, unknown>) => boolean;
 interface CompiledRule {
   test: Test;
@@ -18,9 +35,18 @@ interface CompiledRule {
   by: string;
 }
 
+/** Thrown by a test that cannot be made for this call: the call is denied with `reason`. */
+class Unresolvable {
+  constructor(readonly reason: string) {}
+}
+
+const MAX_VALUE_IN_REASON = 200;
+
 /**
  * Compiles `policies.rules` (checked by `findPoliciesProblem`) into a lookup: rules under `'<capability>.<function>'`
  * are tried first, then `'<capability>'`, then `'*'`; within a key, in order; the first matching rule decides.
+ * Normalization never widens what a rule lets through: an `allow` rule's string tests must hold for the value as given
+ * and for its normalized form, a `deny` or `ask` rule's for either (docs/policies.md, "How values are compared").
  */
 export function compileRules(rules: PoliciesConfig['rules'] = {}): RuleSet {
   const byKey = new Map<string, CompiledRule[]>();
@@ -30,42 +56,52 @@ export function compileRules(rules: PoliciesConfig['rules'] = {}): RuleSet {
     byKey.set(
       key,
       list.map((rule, index) => ({
-        test: compileWhen(rule.when),
+        test: compileWhen(rule.when, rule.then === 'allow'),
         action: rule.then,
         by: typeof entry === 'string' ? at : `${at}[${index}]`,
       })),
     );
   }
   if (byKey.size === 0) return () => undefined;
+  // The rules that apply to a function, most specific key first: found once per function.
+  const applicable = new WeakMap<HostFunction, CompiledRule[]>();
+  const rulesFor = (call: PendingCall): CompiledRule[] => {
+    let list = applicable.get(call.function);
+    if (!list) {
+      const capabilityNames = unique([call.capability.id, call.capability.exportName]);
+      const functionNames = unique([call.function.name, call.function.sourceName]);
+      const keys = [...capabilityNames.flatMap((c) => functionNames.map((f) => `${c}.${f}`)), ...capabilityNames, '*'];
+      list = keys.flatMap((key) => byKey.get(key) ?? []);
+      applicable.set(call.function, list);
+    }
+    return list;
+  };
   return (call) => {
-    const capabilityNames = unique([call.capability.id, call.capability.exportName]);
-    const functionNames = unique([call.function.name, call.function.sourceName]);
-    const keys = [
-      ...capabilityNames.flatMap((c) => functionNames.map((f) => `${c}.${f}`)),
-      ...capabilityNames,
-      '*',
-    ];
-    for (const key of keys) {
-      for (const rule of byKey.get(key) ?? []) {
+    for (const rule of rulesFor(call)) {
+      try {
         if (rule.test(call.params)) return { action: rule.action, by: rule.by };
+      } catch (error) {
+        if (!(error instanceof Unresolvable)) throw error;
+        return { action: 'deny', by: rule.by, reason: `${rule.by}: ${error.reason}` };
       }
     }
     return undefined;
   };
 }
 
-function compileWhen(when: PolicyRule['when']): Test {
+/** `strict`: the rule allows, so a test must hold for every reading of a value (see {@link compileRules}). */
+function compileWhen(when: PolicyRule['when'], strict: boolean): Test {
   if (when === undefined) return () => true;
   const tests = Object.entries(when).map(([path, matcher]) => {
     const segments = path.split('.');
-    const test = compileMatcher(matcher);
+    const test = compileMatcher(matcher, strict, path);
     return (params: Record<string, unknown>) => test(lookup(params, segments));
   });
   return (params) => tests.every((test) => test(params));
 }
 
 /** Reads a param by path through own properties only (`constructor`, `__proto__` never reach a prototype). */
-function lookup(params: Record<string, unknown>, segments: readonly string[]): { found: boolean; value: unknown } {
+function lookup(params: Record<string, unknown>, segments: readonly string[]): Param {
   let current: unknown = params;
   for (const segment of segments) {
     if (typeof current !== 'object' || current === null || !Object.hasOwn(current, segment)) return { found: false, value: undefined };
@@ -74,25 +110,53 @@ function lookup(params: Record<string, unknown>, segments: readonly string[]): {
   return { found: true, value: current };
 }
 
-type ValueTest = (param: { found: boolean; value: unknown }) => boolean;
-
-function compileMatcher(matcher: ParamMatcher): ValueTest {
-  if (typeof matcher !== 'object' || matcher === null) return ({ found, value }) => found && value === matcher;
-  const tests: ValueTest[] = [];
-  const str = (check: (value: string) => boolean): ValueTest => ({ value }) => typeof value === 'string' && check(value);
-  const num = (check: (value: number) => boolean): ValueTest => ({ value }) => typeof value === 'number' && check(value);
+function compileMatcher(matcher: ParamMatcher, strict: boolean, path: string): ValueTest {
+  if (typeof matcher !== 'object' || matcher === null) return compileMatcher({ equals: matcher }, strict, path);
   const m = matcher;
+  const ignoreCase = m.ignoreCase === true;
+  const asWritten = ignoreCase ? foldCase : (text: string) => text;
+  const normal = ignoreCase ? (text: string) => foldCase(normalizeText(text)) : normalizeText;
+  /** A string test with an operand read both ways: as written against the value as given, normalized against normalized. */
+  const text = <T>(operand: (read: (text: string) => string) => T, check: (value: string, operand: T) => boolean): ValueTest =>
+    textTest(strict, asWritten, normal, operand(asWritten), operand(normal), check);
+  const num = (check: (value: number) => boolean): ValueTest => ({ value }) => typeof value === 'number' && check(value);
+  const tests: ValueTest[] = [];
   if (m.exists !== undefined) tests.push(({ found }) => found === m.exists);
-  if (Object.hasOwn(m, 'equals')) tests.push(({ found, value }) => found && isEqual(value, m.equals));
-  if (m.oneOf !== undefined) tests.push(({ found, value }) => found && m.oneOf!.some((option) => isEqual(value, option)));
-  if (m.startsWith !== undefined) tests.push(str((v) => v.startsWith(m.startsWith!)));
-  if (m.endsWith !== undefined) tests.push(str((v) => v.endsWith(m.endsWith!)));
-  if (m.includes !== undefined) tests.push(str((v) => v.includes(m.includes!)));
-  if (m.matches !== undefined) {
-    const pattern = new RegExp(m.matches);
-    tests.push(str((v) => pattern.test(v)));
+  if (Object.hasOwn(m, 'equals')) {
+    const operand = m.equals;
+    if (typeof operand === 'string') tests.push(text((read) => read(operand), (v, o) => v === o));
+    else tests.push(({ found, value }) => found && isEqual(value, operand));
   }
-  if (m.within !== undefined) tests.push(str((v) => isWithin(v, m.within!)));
+  if (m.oneOf !== undefined) {
+    const strings = m.oneOf.filter((option): option is string => typeof option === 'string');
+    const others = m.oneOf.filter((option) => typeof option !== 'string');
+    const oneOfText = text((read) => new Set(strings.map(read)), (v, options) => options.has(v));
+    tests.push((param) => (typeof param.value === 'string' ? oneOfText(param) : param.found && others.some((option) => isEqual(param.value, option))));
+  }
+  if (m.startsWith !== undefined) tests.push(text((read) => read(m.startsWith!), (v, o) => v.startsWith(o)));
+  if (m.endsWith !== undefined) tests.push(text((read) => read(m.endsWith!), (v, o) => v.endsWith(o)));
+  if (m.includes !== undefined) tests.push(text((read) => read(m.includes!), (v, o) => v.includes(o)));
+  if (m.matches !== undefined) {
+    const pattern = new RegExp(m.matches, ignoreCase ? 'i' : '');
+    tests.push(text(() => pattern, (v, o) => o.test(v)));
+  }
+  if (m.within !== undefined) tests.push(withinTest(m.within, path));
+  if (m.host !== undefined) {
+    const hosts = new Set(hostsOf(m.host));
+    tests.push(nameTest(strict, readHosts, (host) => hosts.has(host)));
+  }
+  if (m.domain !== undefined) {
+    const domains = hostsOf(m.domain);
+    tests.push(nameTest(strict, readHosts, (host) => isUnder(host, domains)));
+  }
+  if (m.email !== undefined) {
+    const emails = new Set(list(m.email).flatMap((email) => emailAddresses(email) ?? []));
+    tests.push(nameTest(strict, readEmails, (address) => emails.has(address)));
+  }
+  if (m.emailDomain !== undefined) {
+    const domains = hostsOf(m.emailDomain);
+    tests.push(nameTest(strict, readEmails, (address) => isUnder(address.slice(address.lastIndexOf('@') + 1), domains)));
+  }
   if (m.lt !== undefined) tests.push(num((v) => v < m.lt!));
   if (m.lte !== undefined) tests.push(num((v) => v <= m.lte!));
   if (m.gt !== undefined) tests.push(num((v) => v > m.gt!));
@@ -100,12 +164,97 @@ function compileMatcher(matcher: ParamMatcher): ValueTest {
   return (param) => tests.every((test) => test(param));
 }
 
-/** True when `path` is absolute and is `folder` or inside it once `.` and `..` are resolved (relative paths never are). */
-function isWithin(path: string, folder: string): boolean {
-  if (!path.startsWith('/') || path.includes('\0')) return false;
-  const resolved = posix.resolve(path);
-  const base = posix.resolve(folder);
-  return resolved === base || resolved.startsWith(base.endsWith('/') ? base : `${base}/`);
+/**
+ * A test on a string param, made on the value as given (against the operand as written) and on its normalized form
+ * (against the normalized operand): both must hold when `strict` (an `allow` rule), either otherwise. One check is
+ * made when neither reading changes anything.
+ */
+function textTest<T>(
+  strict: boolean,
+  asWritten: (text: string) => string,
+  normal: (text: string) => string,
+  writtenOperand: T,
+  normalOperand: T,
+  check: (value: string, operand: T) => boolean,
+): ValueTest {
+  const sameOperand = isSame(writtenOperand, normalOperand);
+  return ({ found, value }) => {
+    if (!found || typeof value !== 'string') return false;
+    const given = asWritten(value);
+    const normalized = normal(value);
+    if (sameOperand && given === normalized) return check(given, writtenOperand);
+    return strict ? check(given, writtenOperand) && check(normalized, normalOperand) : check(given, writtenOperand) || check(normalized, normalOperand);
+  };
+}
+
+/** True when two readings of an operand are the same (strings, sets of strings, or one pattern). */
+function isSame(a: unknown, b: unknown): boolean {
+  if (a instanceof Set && b instanceof Set) return a.size === b.size && [...a].every((item) => b.has(item));
+  return a === b;
+}
+
+/**
+ * A test on host names or e-mail addresses in a string param or an array of strings. `read` gives the names a string
+ * holds, or undefined when it cannot be read: such a value never lets an `allow` rule match and always lets a `deny`
+ * or `ask` rule match. Several names (a list of addresses, an array) match an `allow` rule when every one does, a
+ * `deny` or `ask` rule when any does.
+ */
+function nameTest(strict: boolean, read: (text: string) => readonly string[] | undefined, match: (name: string) => boolean): ValueTest {
+  return ({ found, value }) => {
+    const items = typeof value === 'string' ? [value] : Array.isArray(value) ? value : undefined;
+    if (!found || items === undefined || items.length === 0 || !items.every((item) => typeof item === 'string')) return false;
+    for (const item of items as string[]) {
+      const names = read(item);
+      if (names === undefined) return !strict;
+      for (const name of names) if (match(name) !== strict) return !strict;
+    }
+    return strict;
+  };
+}
+
+/** `within`: the param's real path is the folder's real path or inside it; a path that cannot be resolved is refused. */
+function withinTest(folder: string, path: string): ValueTest {
+  return ({ found, value }) => {
+    if (!found || typeof value !== 'string') return false;
+    const base = realPathOf(folder);
+    if ('problem' in base) throw new Unresolvable(`the folder ${JSON.stringify(folder)} of "within" ${base.problem}`);
+    const target = realPathOf(value);
+    if ('problem' in target) {
+      const shown = value.length > MAX_VALUE_IN_REASON ? `${value.slice(0, MAX_VALUE_IN_REASON)}…` : value;
+      throw new Unresolvable(`params.${path} ${JSON.stringify(shown)} ${target.problem}, so it cannot be checked against within ${JSON.stringify(folder)}`);
+    }
+    return isInside(target.path, base.path);
+  };
+}
+
+/** The host a param names, as a list; the last reading is kept, as the rules of a call read the same param in turn. */
+const readHosts = lastOf((text: string): string[] | undefined => {
+  const host = hostOf(text);
+  return host === undefined ? undefined : [host];
+});
+
+/** The e-mail addresses a param holds (see {@link readHosts}). */
+const readEmails = lastOf(emailAddresses);
+
+/** `read` remembering its last argument and result. */
+function lastOf<T>(read: (text: string) => T): (text: string) => T {
+  let last: { text: string; value: T } | undefined;
+  return (text) => {
+    if (last?.text !== text) last = { text, value: read(text) };
+    return last.value;
+  };
+}
+
+function hostsOf(names: OneOrMore): string[] {
+  return list(names).flatMap((name) => canonicalHost(name) ?? []);
+}
+
+function isUnder(host: string, domains: readonly string[]): boolean {
+  return domains.some((domain) => host === domain || host.endsWith(`.${domain}`));
+}
+
+function list(names: OneOrMore): readonly string[] {
+  return typeof names === 'string' ? [names] : names;
 }
 
 function isEqual(a: unknown, b: unknown): boolean {

@@ -1,4 +1,4 @@
-import type { PoliciesConfig } from '@agent-spaces/capabilities';
+import { AgentSpacesError, findPoliciesProblem, type PoliciesConfig } from '@agent-spaces/capabilities';
 import { compileRules } from './policy-rules.js';
 import type { PendingCall, PolicyDecision, PolicyHook } from './types.js';
 
@@ -7,17 +7,20 @@ const MAX_PARAMS_IN_MESSAGE = 200;
 /**
  * The policy of `policies.rules` and `policies.toolPermission` (docs/policies.md): the most specific matching rule
  * decides, else the function's (or its capability's) `requiresApproval` (`ask`, else `allow`); then `toolPermission`
- * `never` turns `ask` into `allow` and `always` turns `allow` into `ask`. `deny` always stays.
+ * `never` turns `ask` into `allow` and `always` turns `allow` into `ask`. `deny` always stays. Throws `CONFIG_INVALID`
+ * naming the field when `config` is malformed.
  * @example
- * createPolicy({ rules: { 'mail.send': [{ when: { to: { endsWith: '@example.com' } }, then: 'allow' }, { then: 'ask' }] } })
+ * createPolicy({ rules: { 'mail.send': [{ when: { to: { emailDomain: 'example.com' } }, then: 'allow' }, { then: 'ask' }] } })
  */
 export function createPolicy(config: Pick<PoliciesConfig, 'rules' | 'toolPermission'> = {}): PolicyHook {
+  const problem = findPoliciesProblem(config);
+  if (problem) throw new AgentSpacesError('CONFIG_INVALID', `Invalid policies: ${problem}`, { field: 'policies' });
   const rules = compileRules(config.rules);
   const permission = config.toolPermission ?? 'tool';
   return {
     decide(call): PolicyDecision {
       const match = rules(call) ?? (needsApproval(call) ? { action: 'ask', by: 'requiresApproval' } : { action: 'allow', by: 'default' });
-      if (match.action === 'deny') return { kind: 'deny', reason: `denied by ${match.by}`, by: match.by };
+      if (match.action === 'deny') return { kind: 'deny', reason: match.reason ?? `denied by ${match.by}`, by: match.by };
       if (permission === 'never') {
         return { kind: 'allow', by: match.action === 'ask' ? `toolPermission: never (over ${match.by})` : match.by };
       }

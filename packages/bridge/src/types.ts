@@ -98,11 +98,24 @@ export interface ApprovalAnswer {
   by?: string;
 }
 
-/** Answers approval requests: `true`/`false` or an {@link ApprovalAnswer}. */
-export type Approver = (request: ApprovalRequest) => boolean | ApprovalAnswer | Promise<boolean | ApprovalAnswer>;
+/** What an {@link Approver} is given besides the request. */
+export interface ApprovalContext {
+  /**
+   * Aborts when the request is settled without the approver (it timed out, `approvals.resolve()` answered it, the run
+   * or call was aborted): the approver should stop asking. Its `reason` says how it was settled.
+   */
+  signal: AbortSignal;
+}
 
-/** The events of one call, in order: `capabilityCall`, then `approvalRequired` / `approvalResolved` and `progress` as they happen, then `capabilityResult`. */
-export type CallEvent = Extract<RunEventInput, { type: 'capabilityCall' | 'capabilityResult' | 'approvalRequired' | 'approvalResolved' | 'progress' }>;
+/** Answers approval requests: `true`/`false` or an {@link ApprovalAnswer}. */
+export type Approver = (request: ApprovalRequest, context: ApprovalContext) => boolean | ApprovalAnswer | Promise<boolean | ApprovalAnswer>;
+
+/**
+ * The events of one call, in order: `capabilityCall`, then `approvalRequired` / `approvalResolved`, `progress` and
+ * `log` (console output of the host code run for it, `[host handler <capability>.<function>] …`) as they happen, then
+ * `capabilityResult`.
+ */
+export type CallEvent = Extract<RunEventInput, { type: 'capabilityCall' | 'capabilityResult' | 'approvalRequired' | 'approvalResolved' | 'progress' | 'log' }>;
 
 /** Where a call comes from: its run and session (for approval requests and the audit log) and who hears its events. */
 export interface CallOrigin {
@@ -110,6 +123,8 @@ export interface CallOrigin {
   sessionId?: string;
   /** Hears every {@link CallEvent} of the call, stamped with the bridge's call id. Errors it throws are ignored. */
   onEvent?: (event: CallEvent) => void;
+  /** Answers this origin's approval requests instead of the bridge's `onApproval` (e.g. the client that started the run). */
+  onApproval?: Approver;
 }
 
 /** How the policy gate treated a call: the policy's decision, plus the approver's answer when it asked. */

@@ -3,6 +3,7 @@ import { isProxy } from 'node:util/types';
 import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { isPlainObject, type ObjectSchema } from '@agent-spaces/capabilities';
+import { locateSchemaProblem, type SchemaProblem } from './schema-problem.js';
 
 /** One failed constraint: JSON pointer into the params (`''` is the params object itself) and ajv's message. */
 export interface ParamIssue {
@@ -40,14 +41,17 @@ export function paramsCheck(validate: ValidateFunction): ParamsCheck {
   return (params) => (validate(params) ? undefined : toIssues(validate));
 }
 
-/** Compiles the params validators of functions into a validators file ({@link loadValidatorsCompiler}). */
-export type ValidatorsCompiler = (functions: readonly { name: string; parameters: ObjectSchema }[]) => string;
+/**
+ * Compiles the params validators of functions into a validators file ({@link loadValidatorsCompiler}); `onProblem`
+ * hears of each schema ajv cannot compile, naming the function and the subschema at fault.
+ */
+export type ValidatorsCompiler = (functions: readonly { name: string; parameters: ObjectSchema }[], onProblem?: (problem: SchemaProblem) => void) => string;
 
 /**
  * Loads ajv once and returns the compiler of validators files: the source of a CommonJS module exporting one
  * validator per function name (ajv's standalone code, with the same options as {@link compileSchema}). The compiler
  * writes one per capability, so that a process validates its first call without loading ajv (≈ 45 ms). A schema ajv
- * cannot compile is left out: its function compiles (and fails) at its first call, as without the file.
+ * cannot compile is left out (its function compiles, and fails, at its first call) and reported to `onProblem`.
  */
 export async function loadValidatorsCompiler(): Promise<ValidatorsCompiler> {
   const [{ Ajv, _ }, { Ajv2020 }, add, { default: standaloneCode }] = await Promise.all([
@@ -57,7 +61,7 @@ export async function loadValidatorsCompiler(): Promise<ValidatorsCompiler> {
     import('ajv/dist/standalone/index.js'),
   ]);
   const options: Options = { ...AJV_OPTIONS, code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } };
-  return (functions) => {
+  return (functions, onProblem) => {
     const drafts = [add(new Ajv(options)), add(new Ajv2020(options))];
     const refs: Record<string, string>[] = [{}, {}];
     for (const [index, fn] of functions.entries()) {
@@ -67,8 +71,9 @@ export async function loadValidatorsCompiler(): Promise<ValidatorsCompiler> {
       try {
         ajv.addSchema(fn.parameters, key).getSchema(key);
         refs[draft]![fn.name] = key;
-      } catch {
+      } catch (error) {
         ajv.removeSchema(key); // left out: see above
+        onProblem?.({ function: fn.name, ...locateSchemaProblem(fn.parameters, error, (schema) => ajv.compile(schema)) });
       }
     }
     const parts = drafts.flatMap((ajv, draft) => (Object.keys(refs[draft]!).length === 0 ? [] : [standaloneCode.default(ajv, refs[draft])]));

@@ -89,8 +89,8 @@ describe('argument rules', () => {
     [{ to: { oneOf: ['a@x.io', 'b@x.io'] } }, { to: 'b@x.io' }, true],
     [{ to: { includes: 'admin' } }, { to: 'root-admin@x.io' }, true],
     [{ to: { startsWith: 'ops' } }, { to: 'dev@x.io' }, false],
-    [{ to: { matches: '^[a-z]+@x\\.io$' } }, { to: 'dev@x.io' }, true],
-    [{ to: { matches: '^[a-z]+@x\\.io$' } }, { to: 'Dev@y.io' }, false],
+    [{ to: { matches: '^[a-z]+@x\\.io$', ignoreCase: false } }, { to: 'dev@x.io' }, true],
+    [{ to: { matches: '^[a-z]+@x\\.io$', ignoreCase: false } }, { to: 'Dev@y.io' }, false],
     [{ cc: { exists: false } }, { to: 'a' }, true],
     [{ cc: { exists: true } }, { to: 'a' }, false],
     [{ 'meta.urgent': true }, { meta: { urgent: true } }, true],
@@ -151,12 +151,23 @@ describe('findPoliciesProblem', () => {
     [{ rules: { mail: [{ when: { to: { endWith: 'x' } }, then: 'allow' }] } }, 'policies.rules["mail"][0].when["to"]: unknown operator "endWith"'],
     [{ rules: { mail: [{ then: 'yes' }] } }, 'policies.rules["mail"][0].then: must be allow, ask or deny'],
     [{ rules: { mail: [{ when: { p: { within: 'tmp' } }, then: 'deny' }] } }, 'policies.rules["mail"][0].when["p"]: within must be an absolute path'],
-    [{ rules: { mail: [{ when: { p: { matches: '(' } }, then: 'deny' }] } }, 'policies.rules["mail"][0].when["p"]: matches is not a regular expression'],
+    [{ rules: { mail: [{ when: { p: { matches: '(', ignoreCase: true } }, then: 'deny' }] } }, 'policies.rules["mail"][0].when["p"]: matches is not a regular expression'],
+    [{ rules: { mail: [{ when: { p: { matches: 'rival' } }, then: 'deny' }] } }, 'policies.rules["mail"][0].when["p"]: matches needs ignoreCase: true or false'],
+    [{ rules: { mail: [{ when: { p: { matches: 'rival', ignoreCase: 'yes' } }, then: 'deny' }] } }, 'policies.rules["mail"][0].when["p"]: ignoreCase must be a boolean'],
+    [{ rules: { mail: [{ when: { p: { host: 'a b.com' } }, then: 'deny' }] } }, 'policies.rules["mail"][0].when["p"]: host must be a host name or a list of them, not "a b.com"'],
+    [{ rules: { mail: [{ when: { p: { domain: [] } }, then: 'deny' }] } }, 'policies.rules["mail"][0].when["p"]: domain must be a domain name or a non-empty list of them'],
+    [{ rules: { mail: [{ when: { p: { emailDomain: ['ok.com', 7] } }, then: 'deny' }] } }, 'policies.rules["mail"][0].when["p"]: emailDomain must be a domain name or a list of them, not 7'],
+    [{ rules: { mail: [{ when: { p: { email: 'a@x.com, b@y.com' } }, then: 'deny' }] } }, 'policies.rules["mail"][0].when["p"]: email must be one e-mail address or a list of them'],
+    [{ rules: { mail: [{ when: { p: { within: '/tmp/\0x' } }, then: 'deny' }] } }, 'policies.rules["mail"][0].when["p"]: within must be an absolute path'],
     [{ rateLimits: { mail: { requests: 0, period: 'minute' } } }, 'policies.rateLimits["mail"].requests: must be a positive integer'],
     [{ rateLimits: { mail: { requests: 1, period: 'week' } } }, 'policies.rateLimits["mail"].period'],
     [{ secrets: ['OK', 'not ok'] }, 'policies.secrets: must be an array of environment variable names'],
     [{ approvalTimeoutMs: -1 }, 'policies.approvalTimeoutMs: must be a positive number'],
-    [{ audit: 'yes' }, 'policies.audit: must be true, false or "fsync"'],
+    [{ audit: 'yes' }, 'policies.audit: must be true, false, "fsync" or { fsync?, maxBytes?, keep? }'],
+    [{ audit: { maxBytes: 100 } }, 'policies.audit.maxBytes: must be an integer of at least 4096 (bytes)'],
+    [{ audit: { keep: -1 } }, 'policies.audit.keep: must be an integer >= 0'],
+    [{ audit: { fsync: 'yes' } }, 'policies.audit.fsync: must be a boolean'],
+    [{ audit: { rotate: true } }, 'policies.audit.rotate: unknown key (known: fsync, maxBytes, keep)'],
     [{ approveScripts: 'yes' }, 'policies.approveScripts: must be a boolean'],
     [{ colour: 'red' }, 'policies.colour: unknown key'],
   ])('rejects %j naming the field', (value, expected) => {
@@ -176,5 +187,6 @@ describe('findPoliciesProblem', () => {
         approveScripts: true,
       }),
     ).toBeUndefined();
+    expect(findPoliciesProblem({ audit: { fsync: true, maxBytes: 1024 * 1024, keep: 0 } })).toBeUndefined();
   });
 });

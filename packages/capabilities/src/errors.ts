@@ -62,15 +62,16 @@ export const ERROR_CODES = {
     description: 'An MCP server cannot be discovered, started or reached, or went away; `data.reason` says why (`spawn_failed`, `server_exited`, …).',
   },
   TIMEOUT: {
-    families: ['run'],
-    description: 'The run exceeded its wall-clock limit, or a call (MCP, OpenAPI) got no answer in time.',
+    families: ['compile', 'run'],
+    description: 'The run exceeded its wall-clock limit, a call (MCP, OpenAPI) got no answer in time, or importing a `defineTool()` file at build time did not finish in time.',
   },
   CPU_LIMIT: { families: ['run'], description: 'The run exceeded its CPU-time limit.' },
   MEMORY_LIMIT: { families: ['run'], description: "The run exceeded its memory limit (the isolate's heap)." },
   MAX_CALLS: { families: ['run'], description: 'The run made more capability calls than `maxCapabilityCalls` allows.' },
   PAYLOAD_TOO_LARGE: {
     families: ['run'],
-    description: "A call's params or result, or the run's result, exceeds `maxPayloadBytes`; `data.direction` says which.",
+    description:
+      "A call's params or result, or the run's result, exceeds `maxPayloadBytes`, or a response body or MCP message exceeds what the host reads (`data.limit`); `data.direction` says which.",
   },
   LOG_LIMIT: { families: ['run'], description: 'The run wrote more console output than `maxLogBytes` allows.' },
   ABORTED: { families: ['run'], description: "The run was aborted by its caller's signal, or ended while a call was waiting." },
@@ -135,6 +136,10 @@ export const ERROR_CODES = {
   },
   SPACE_NOT_FOUND: { families: ['server'], description: 'No space with the given id is served.' },
   INVALID_FORMAT: { families: ['server'], description: 'An `inject` format other than `compiled` / `structured`.' },
+  TOO_MANY_SESSIONS: {
+    families: ['server'],
+    description: 'A session cap was reached: this client\'s (`data.scope: "client"`) or the server\'s (`"server"`); `data.limit` is the cap. No other session was closed for it.',
+  },
   SESSION_NOT_FOUND: {
     families: ['server'],
     description: 'No session with the given id for this MCP client (never created, closed, expired or evicted).',

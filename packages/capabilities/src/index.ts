@@ -93,12 +93,15 @@ export {
 export type { Diagnostic } from './errors.js';
 export {
   findPoliciesProblem,
+  type AuditConfig,
+  type OneOrMore,
   type ParamMatcher,
   type PoliciesConfig,
   type PolicyAction,
   type PolicyRule,
   type ToolPermission,
 } from './policies.js';
+export { canonicalHost, emailAddresses, foldCase, hostOf, normalizeText } from './policy-text.js';
 export {
   CAPABILITY_FILES,
   CATALOG_VERSION,
@@ -120,3 +123,6 @@ export {
   type CatalogFunction,
 } from './build-output.js';
 export { payloadBytes } from './payload.js';
+export { jsonProblem, jsonText } from './json-text.js';
+export { visibleText } from './visible-text.js';
+export { MIN_SECRET_LENGTH, createRedactor, type Redactor } from './redact.js';

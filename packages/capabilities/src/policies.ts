@@ -5,6 +5,7 @@
 import type { RateLimit } from './define-tool.js';
 import { isEnvName } from './placeholders.js';
 import { RATE_PERIODS, isRatePeriod } from './rate-periods.js';
+import { canonicalHost, emailAddresses, normalizeText } from './policy-text.js';
 import { isRecord } from './shape.js';
 
 /** What a rule decides for a call. */
@@ -18,9 +19,14 @@ export type PolicyAction = 'allow' | 'ask' | 'deny';
  */
 export type ToolPermission = 'never' | 'tool' | 'always';
 
+/** One host name, e-mail address or domain, or a list of them (any of which matches). */
+export type OneOrMore = string | readonly string[];
+
 /**
  * A test on one param: a plain value matches when equal; an object matches when every operator it holds matches
- * (`{ startsWith: '/tmp/', includes: 'log' }`). String operators never match a non-string value.
+ * (`{ startsWith: '/tmp/', includes: 'log' }`). String operators never match a non-string value. Strings are compared
+ * normalized (docs/policies.md, "How values are compared"): NFKC, invisible characters removed, whitespace collapsed,
+ * trimmed.
  */
 export type ParamMatcher =
   | string
@@ -33,10 +39,26 @@ export type ParamMatcher =
       startsWith?: string;
       endsWith?: string;
       includes?: string;
-      /** A regular expression the whole string is searched with (`RegExp.test`). */
+      /** A regular expression the normalized string is searched with (`RegExp.test`); needs `ignoreCase`. */
       matches?: string;
-      /** Path inside this folder once `.`/`..` segments are resolved (`/tmp/../etc` is not within `/tmp`). */
+      /**
+       * Whether the string operators of this matcher ignore case (`'Straße'` equals `'STRASSE'`). Required with
+       * `matches`, so every pattern says it; default false elsewhere.
+       */
+      ignoreCase?: boolean;
+      /**
+       * Path inside this folder once symbolic links, `.` and `..` are resolved on both sides; a path that cannot be
+       * resolved (relative, a dangling or looping link, …) gets the call denied.
+       */
       within?: string;
+      /** A host name (or the host of a URL) equal to one of these; case, trailing dots, ports and IDN forms do not count. */
+      host?: OneOrMore;
+      /** A host name (or the host of a URL) equal to one of these domains or under it (`api.example.com` is under `example.com`). */
+      domain?: OneOrMore;
+      /** E-mail address(es) equal to one of these (case-insensitive; `Name <a@b>`, `mailto:` and lists are read). */
+      email?: OneOrMore;
+      /** E-mail address(es) whose host is one of these domains or under it. */
+      emailDomain?: OneOrMore;
       lt?: number;
       lte?: number;
       gt?: number;
@@ -59,7 +81,7 @@ export interface PoliciesConfig {
    * Keyed by `'<capability>.<function>'`, `'<capability>'` or `'*'` (capability id or export name, function name as
    * generated or as in its source). A plain action applies to every call; a list is tried in order and the first
    * matching rule decides. The most specific key with a matching rule wins; when none matches, the function's own
-   * `requiresApproval` decides (`ask` or `allow`).
+   * `requiresApproval` decides (`ask` or `allow`). A space refuses keys that name none of its capabilities or functions.
    */
   rules?: Readonly<Record<string, PolicyAction | readonly PolicyRule[]>>;
   /** How long a pending approval waits before it counts as denied, in ms (default 300 000). */
@@ -73,18 +95,35 @@ export interface PoliciesConfig {
   /**
    * The audit log `<outDir>/audit/<space>.jsonl`: `true` (default) writes each line whole before the call returns (it
    * survives a `kill -9` of the host), `'fsync'` also flushes it to disk (survives power loss; ~0.2 ms per call),
-   * `false` turns it off.
+   * `false` turns it off; an {@link AuditConfig} sets its rotation (the file is rotated by size, 64 MiB by default).
    */
-  audit?: boolean | 'fsync';
+  audit?: boolean | 'fsync' | AuditConfig;
   /** Ask for approval of the whole script, showing its code, before it runs (default false). */
   approveScripts?: boolean;
+}
+
+/** `policies.audit` as an object: the audit log on, with these settings (docs/policies.md, "The audit log"). */
+export interface AuditConfig {
+  /** Also flush each line to disk, as `audit: 'fsync'` (default false). */
+  fsync?: boolean;
+  /** Size in bytes past which the file is rotated to `<space>.jsonl.1` (default 64 MiB; at least 4096). */
+  maxBytes?: number;
+  /** Rotated files kept, `.1` the newest (default 4; 0 keeps none). */
+  keep?: number;
 }
 
 const ACTIONS: readonly string[] = ['allow', 'ask', 'deny'];
 const PERMISSIONS: readonly string[] = ['never', 'tool', 'always'];
 const STRING_OPERATORS = ['startsWith', 'endsWith', 'includes', 'matches', 'within'] as const;
 const NUMBER_OPERATORS = ['lt', 'lte', 'gt', 'gte'] as const;
-const OPERATORS: readonly string[] = [...STRING_OPERATORS, ...NUMBER_OPERATORS, 'equals', 'oneOf', 'exists'];
+/** Operators whose operand is one or more host names, domains or e-mail addresses, and how each operand is read. */
+const NAME_OPERATORS: Readonly<Record<string, { what: string; read: (text: string) => unknown }>> = {
+  host: { what: 'a host name', read: canonicalHost },
+  domain: { what: 'a domain name', read: canonicalHost },
+  email: { what: 'one e-mail address', read: (text) => (emailAddresses(text)?.length === 1 ? true : undefined) },
+  emailDomain: { what: 'a domain name', read: canonicalHost },
+};
+const OPERATORS: readonly string[] = [...STRING_OPERATORS, ...NUMBER_OPERATORS, ...Object.keys(NAME_OPERATORS), 'equals', 'oneOf', 'ignoreCase', 'exists'];
 const KEYS: readonly string[] = [
   'toolPermission',
   'rules',
@@ -133,7 +172,7 @@ function checkField(key: string, item: unknown): string | undefined {
         ? undefined
         : 'secrets: must be an array of environment variable names';
     case 'audit':
-      return typeof item === 'boolean' || item === 'fsync' ? undefined : 'audit: must be true, false or "fsync"';
+      return typeof item === 'boolean' || item === 'fsync' ? undefined : checkAudit(item);
     default:
       return typeof item === 'boolean' ? undefined : `${key}: must be a boolean`;
   }
@@ -179,16 +218,45 @@ function checkMatcher(matcher: unknown): string | undefined {
     const operand = matcher[key];
     if (!OPERATORS.includes(key)) return `unknown operator "${key}" (known: ${OPERATORS.join(', ')})`;
     if ((STRING_OPERATORS as readonly string[]).includes(key) && typeof operand !== 'string') return `${key} must be a string`;
+    if ((key === 'startsWith' || key === 'endsWith' || key === 'includes') && normalizeText(operand as string) === '') {
+      return `${key} is empty once normalized (invisible characters and surrounding spaces are not compared; find them with matches)`;
+    }
     if ((NUMBER_OPERATORS as readonly string[]).includes(key) && (typeof operand !== 'number' || Number.isNaN(operand))) return `${key} must be a number`;
     if (key === 'oneOf' && !Array.isArray(operand)) return 'oneOf must be an array';
-    if (key === 'exists' && typeof operand !== 'boolean') return 'exists must be a boolean';
-    if (key === 'within' && !(operand as string).startsWith('/')) return 'within must be an absolute path';
-    if (key === 'matches') {
-      try {
-        new RegExp(operand as string);
-      } catch (error) {
-        return `matches is not a regular expression: ${(error as Error).message}`;
-      }
+    if ((key === 'exists' || key === 'ignoreCase') && typeof operand !== 'boolean') return `${key} must be a boolean`;
+    if (key === 'within' && (!(operand as string).startsWith('/') || (operand as string).includes('\0'))) return 'within must be an absolute path';
+    const names = NAME_OPERATORS[key];
+    if (names) {
+      const list: unknown[] = Array.isArray(operand) ? operand : [operand];
+      if (list.length === 0) return `${key} must be ${names.what} or a non-empty list of them`;
+      const bad = list.find((item) => typeof item !== 'string' || names.read(item) === undefined);
+      if (bad !== undefined) return `${key} must be ${names.what} or a list of them, not ${JSON.stringify(bad)}`;
+    }
+  }
+  if (matcher.matches !== undefined) {
+    if (typeof matcher.ignoreCase !== 'boolean') {
+      return 'matches needs ignoreCase: true or false (a case-sensitive pattern lets "x@RIVAL.com" past "rival")';
+    }
+    try {
+      new RegExp(matcher.matches as string, matcher.ignoreCase ? 'i' : '');
+    } catch (error) {
+      return `matches is not a regular expression: ${(error as Error).message}`;
+    }
+  }
+  return undefined;
+}
+
+function checkAudit(audit: unknown): string | undefined {
+  if (!isRecord(audit)) return 'audit: must be true, false, "fsync" or { fsync?, maxBytes?, keep? }';
+  for (const [key, value] of Object.entries(audit)) {
+    if (key === 'fsync') {
+      if (typeof value !== 'boolean') return 'audit.fsync: must be a boolean';
+    } else if (key === 'maxBytes') {
+      if (!Number.isSafeInteger(value) || (value as number) < 4096) return 'audit.maxBytes: must be an integer of at least 4096 (bytes)';
+    } else if (key === 'keep') {
+      if (!Number.isSafeInteger(value) || (value as number) < 0) return 'audit.keep: must be an integer >= 0';
+    } else {
+      return `audit.${key}: unknown key (known: fsync, maxBytes, keep)`;
     }
   }
   return undefined;

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { inspect } from 'node:util';
-import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, visibleText } from '@agent-spaces/capabilities';
 import type { ApprovalAnswer, ApprovalRequest } from '@agent-spaces/sdk';
 import type { Output } from './output.js';
 
@@ -23,7 +23,7 @@ export function cliApprover(output: Output, auto: AutoAnswer, input: NodeJS.Read
     return (request: ApprovalRequest): ApprovalAnswer => {
       const approved = auto === 'all';
       output.err(
-        `! ${request.capability}.${request.function}: ${request.message}\n` +
+        `! ${visibleText(`${request.capability}.${request.function}: ${request.message}`, '  ')}\n` +
           `  auto-${approved ? 'approved' : 'denied'}: stdin is not a terminal, so nobody was asked (--approve ${auto}` +
           `${approved ? '' : '; pass --approve all to approve'})`,
       );
@@ -38,13 +38,18 @@ export function cliApprover(output: Output, auto: AutoAnswer, input: NodeJS.Read
   };
 }
 
+/**
+ * Asks the person at the terminal. Everything in the request came from agent code (the message is filled from its
+ * params): it is printed through `visibleText`, so control characters show as text, and its later lines are indented
+ * deeper than the prompt's own, so they can neither rewrite the header nor pass for one of its lines.
+ */
 async function prompt(request: ApprovalRequest, output: Output, input: NodeJS.ReadStream): Promise<ApprovalAnswer> {
   output.err(
     [
       '',
-      `? Approval needed: ${request.capability}.${request.function}`,
-      `  ${request.message}`,
-      `  params: ${inspect(request.params, { depth: 4, breakLength: 100, colors: output.interactive })}`,
+      `? Approval needed: ${visibleText(`${request.capability}.${request.function}`)}`,
+      `  ${visibleText(request.message, '    ')}`,
+      `  params: ${visibleText(inspect(request.params, { depth: 4, breakLength: 100 }), '    ')}`,
     ].join('\n'),
   );
   const rl = createInterface({ input, output: process.stderr, terminal: true });

@@ -1,17 +1,11 @@
+import { jsonText } from '@agent-spaces/capabilities';
+
 /**
- * JSON for `--json` output that keeps what JSON.stringify would lose: Map and Set become `{ "$map": [[k, v]] }` and
- * `{ "$set": [...] }`, bigint a string, typed arrays plain arrays, `undefined` `null`.
+ * JSON for `--json` output, indented: `jsonText` keeps what JSON.stringify would lose or fail on (Map and Set as
+ * `{ "$map": [[k, v]] }` / `{ "$set": [...] }`, bigint as a string, typed arrays as arrays, `undefined` as `null`,
+ * cycles and repeated objects as `{ "$circular" }` / `{ "$repeat" }` pointers) and escapes characters a terminal would
+ * act on.
  */
 export function toJson(value: unknown): string {
-  return JSON.stringify(
-    value,
-    (_key, v: unknown) => {
-      if (v instanceof Map) return { $map: [...v.entries()] };
-      if (v instanceof Set) return { $set: [...v] };
-      if (typeof v === 'bigint') return v.toString();
-      if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v as unknown as ArrayLike<number>);
-      return v === undefined ? null : v;
-    },
-    2,
-  );
+  return jsonText(value, 2);
 }

@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { isAgentSpacesError, toWireError } from '@agent-spaces/capabilities';
+import { isAgentSpacesError, toWireError, visibleText } from '@agent-spaces/capabilities';
 import { commands, type Command } from './commands/index.js';
+import { toJson } from './json.js';
 import { createOutput, type Output } from './output.js';
 
 const VERSION = '0.1.0';
@@ -45,8 +46,8 @@ export async function runCli(argv: readonly string[], output: Output = createOut
     return await run({ values: parsed.values, positionals: parsed.positionals, output });
   } catch (error) {
     const wire = toWireError(error);
-    if (parsed.values.json) output.out(JSON.stringify({ ok: false, error: wire }, null, 2));
-    else output.err(`agent-spaces: ${isAgentSpacesError(error) ? `${wire.code}: ` : ''}${wire.message}`);
+    if (parsed.values.json) output.out(toJson({ ok: false, error: wire }));
+    else output.err(`agent-spaces: ${isAgentSpacesError(error) ? `${wire.code}: ` : ''}${visibleText(wire.message, '  ')}`);
     return 1;
   }
 }

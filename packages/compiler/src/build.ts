@@ -15,7 +15,7 @@ import {
   type Diagnostic,
 } from '@agent-spaces/capabilities';
 import { type BuiltRecord, readBuiltRecords, recordOf, writeBuildState } from './build-state.js';
-import type { ValidatorsCompiler } from '@agent-spaces/bridge';
+import type { SchemaProblem, ValidatorsCompiler } from '@agent-spaces/bridge';
 import { emitCatalog } from './emit/catalog.js';
 import { emitDeclarations } from './emit/declarations.js';
 import { emitMeta, emitSchemaFile } from './emit/manifest.js';
@@ -43,6 +43,11 @@ export interface BuildOptions {
   refresh?: boolean;
   /** Called once per capability as soon as its outcome is known. */
   onProgress?: (entry: BuildProgress) => void;
+  /**
+   * How long importing one `defineTool()` file (in a child process) may take, in ms (default 10 000); past it that
+   * source fails with `TIMEOUT` and the build goes on.
+   */
+  loadTimeoutMs?: number;
 }
 
 /**
@@ -130,7 +135,13 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
   const rootDir = resolve(options.rootDir);
   const outDir = resolveOutDir(rootDir, options.outDir);
   const rel = (file: string) => toPosix(relative(rootDir, file));
-  const context: SourceContext = { rootDir, outDir, relative: rel, ...(options.refresh ? { refresh: true } : {}) };
+  const context: SourceContext = {
+    rootDir,
+    outDir,
+    relative: rel,
+    ...(options.refresh ? { refresh: true } : {}),
+    ...(options.loadTimeoutMs !== undefined ? { loadTimeoutMs: options.loadTimeoutMs } : {}),
+  };
   const force = options.force === true || options.refresh === true;
   const compiler = await compilerVersion();
   const hashes = new FileHashes();
@@ -269,6 +280,20 @@ function sameInputs(a: Record<string, string> | undefined, b: Record<string, str
   return a !== undefined && Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => a[key] === value);
 }
 
+/** `INVALID_DEFINITION` for a params schema ajv cannot compile, naming the function and the field. */
+function schemaDiagnostic(capability: CapabilityIR, problem: SchemaProblem): Diagnostic {
+  const fn = capability.functions.find((f) => f.name === problem.function);
+  const field = [...problem.pointer.matchAll(/\/properties\/([^/]+)/g)].map((m) => m[1]!.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+  const where = field === '' ? `its parameters schema${problem.pointer ? ` at ${problem.pointer}` : ''}` : `param "${field}" (parameters${problem.pointer})`;
+  return {
+    code: 'INVALID_DEFINITION',
+    severity: 'error',
+    file: capability.source.file,
+    pointer: `${fn?.pointer ?? ''}/parameters${problem.pointer}`,
+    message: `function "${fn?.sourceName ?? problem.function}": ${where} does not compile: ${problem.message}`,
+  };
+}
+
 async function loadValidators(): Promise<ValidatorsCompiler> {
   const { loadValidatorsCompiler } = await import('@agent-spaces/bridge');
   return loadValidatorsCompiler();
@@ -286,6 +311,9 @@ function compileCapability(
   const declarations = emitDeclarations(capability);
   diagnostics.push(...declarations.diagnostics);
   if (hasErrors(diagnostics)) return { ...base, status: 'failed', diagnostics };
+  // Every params schema is compiled now, as the bridge will: one ajv cannot compile fails the build, not every call.
+  const validators = context.validators(capability.functions, (problem) => diagnostics.push(schemaDiagnostic(capability, problem)));
+  if (hasErrors(diagnostics)) return { ...base, status: 'failed', diagnostics };
   const inputs = context.fingerprint ?? context.hashes.all([...new Set([source.file, ...source.result.inputs])], context.rootDir) ?? {};
   const meta = emitMeta(capability, { compilerVersion: context.compiler, inputs, builtAt: new Date() });
   const files: CapabilityFiles = {
@@ -294,7 +322,7 @@ function compileCapability(
     [CAPABILITY_FILES.schema]: `${JSON.stringify(emitSchemaFile(capability), null, 2)}\n`,
     [CAPABILITY_FILES.meta]: `${JSON.stringify(meta, null, 2)}\n`,
     [CAPABILITY_FILES.catalog]: `${JSON.stringify(emitCatalog(capability, declarations))}\n`,
-    [CAPABILITY_FILES.validators]: context.validators(capability.functions),
+    [CAPABILITY_FILES.validators]: validators,
   };
   const host = source.result.hostModules[capability.id];
   if (host !== undefined) files[CAPABILITY_FILES.host] = host;

@@ -25,4 +25,5 @@ export {
   type TypecheckDiagnostic,
   type Typechecker,
   type TypecheckerOptions,
+  type TypecheckSession,
 } from './check/index.js';

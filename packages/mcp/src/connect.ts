@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -17,6 +18,11 @@ export interface ConnectOptions extends McpEnvOptions {
   handshakeTimeoutMs?: number;
   /** Name and version the client announces in `initialize` (default `agent-spaces`). */
   clientInfo?: { name: string; version: string };
+  /**
+   * Hears each line a stdio server writes to its stderr (unredacted: the caller redacts). Without it the lines are
+   * only kept for failure messages; never are they written to this process's streams.
+   */
+  onStderr?: (server: string, line: string) => void;
 }
 
 /** A connected, initialized MCP client and its lifecycle. */
@@ -45,7 +51,10 @@ class WatchedStdioTransport extends StdioClientTransport {
   private child: ChildProcess | undefined;
   private resolveExit!: (exit: McpExit) => void;
 
-  constructor(params: StdioServerParameters) {
+  constructor(
+    params: StdioServerParameters,
+    private readonly onLine?: (line: string) => void,
+  ) {
     super({ ...params, stderr: 'pipe' });
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
     this.stderr?.on('data', (chunk: Buffer) => this.collect(chunk.toString('utf8')));
@@ -76,6 +85,7 @@ class WatchedStdioTransport extends StdioClientTransport {
     const parts = (this.partial + text).split(/\r?\n/);
     this.partial = parts.pop() ?? '';
     this.lines.push(...parts);
+    if (this.onLine) for (const line of parts) this.onLine(line);
     if (this.lines.length > STDERR_LINES) this.lines.splice(0, this.lines.length - STDERR_LINES);
   }
 
@@ -95,16 +105,16 @@ class WatchedStdioTransport extends StdioClientTransport {
  * Failures throw `MCP_UNAVAILABLE` naming the server, with `data.reason` (see {@link McpFailureReason}).
  */
 export async function connectMcpServer(server: string, config: McpServerConfig, options: ConnectOptions = {}): Promise<McpConnection> {
-  const { config: expanded, secrets } = expandServerConfig(server, config, await loadMcpEnv(options));
+  const { config: expanded, secrets, variables } = expandServerConfig(server, config, await loadMcpEnv(options));
   const timeout = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_MS;
   const client = () => new Client(options.clientInfo ?? { name: 'agent-spaces', version: '0.1.0' }, { capabilities: {} });
   try {
     return await (isStdioServer(expanded)
-      ? connectStdio(server, expanded, client(), timeout, secrets)
+      ? connectStdio(server, expanded, client(), timeout, secrets, options.onStderr)
       : connectRemote(server, expanded, client, timeout, secrets));
   } catch (error) {
     // Messages and stderr tails end up in build output and logs: never with the expanded secrets in them.
-    throw error instanceof AgentSpacesError ? redactError(error, secrets) : error;
+    throw error instanceof AgentSpacesError ? redactError(error, variables) : error;
   }
 }
 
@@ -114,13 +124,17 @@ async function connectStdio(
   client: Client,
   timeout: number,
   secrets: string[],
+  onStderr: ConnectOptions['onStderr'],
 ): Promise<McpConnection> {
-  const transport = new WatchedStdioTransport({
-    command: config.command,
-    ...(config.args ? { args: config.args } : {}),
-    ...(config.env ? { env: config.env } : {}),
-    ...(config.cwd ? { cwd: config.cwd } : {}),
-  });
+  const transport = new WatchedStdioTransport(
+    {
+      command: config.command,
+      ...(config.args ? { args: config.args } : {}),
+      ...(config.env ? { env: config.env } : {}),
+      ...(config.cwd ? { cwd: config.cwd } : {}),
+    },
+    onStderr && ((line) => onStderr(server, line)),
+  );
   const exitedEarly = transport.exited.then((exit): never => {
     throw mcpUnavailable(server, 'exited', `exited during the handshake: ${describeExit(exit)}`, { ...exit });
   });
@@ -141,8 +155,21 @@ async function connectStdio(
       void Promise.race([transport.exited, delay(STDERR_DRAIN_MS * 2)]).then((exit) =>
         exit ? exited(exit) : reject(mcpUnavailable(server, 'server_exited', 'the connection to the server closed')),
       );
+    // The SDK drops the connection when a message outgrows its read buffer: say that, not that the server went away.
+    const onerror = transport.onerror;
+    transport.onerror = (error) => {
+      if (/ReadBuffer exceeded maximum size/.test(String(error))) reject(messageTooLarge(server));
+      onerror?.(error);
+    };
   });
   return connection(server, client, secrets, lost, () => client.close());
+}
+
+/** `PAYLOAD_TOO_LARGE`: the stdio server sent a message (a tool result) larger than the client reads. */
+function messageTooLarge(server: string): AgentSpacesError {
+  const limit = STDIO_DEFAULT_MAX_BUFFER_SIZE;
+  const message = `MCP server "${server}" sent a message larger than ${limit} bytes, the most its stdio client reads; the connection was closed (the next call starts the server again)`;
+  return new AgentSpacesError('PAYLOAD_TOO_LARGE', message, { server, limit, direction: 'result' });
 }
 
 async function stdioFailure(

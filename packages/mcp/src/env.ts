@@ -19,6 +19,8 @@ export interface ExpandedServerConfig {
   config: McpServerConfig;
   /** Non-empty values substituted from the environment or `.env` (defaults written in the config are not secret). */
   secrets: string[];
+  /** The same values by variable name, for `[REDACTED:VAR]`. */
+  variables: Map<string, string>;
 }
 
 const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*?)\s*$/;
@@ -75,7 +77,7 @@ export async function loadMcpEnv(options: McpEnvOptions = {}): Promise<McpEnv> {
  * substituted values. A variable that is unset (and has no default) throws `CONFIG_INVALID` naming server and field.
  */
 export function expandServerConfig(server: string, config: McpServerConfig, env: McpEnv): ExpandedServerConfig {
-  const secrets = new Set<string>();
+  const variables = new Map<string, string>();
   const expand = (value: string, field: string): string =>
     expandPlaceholders(
       value,
@@ -87,7 +89,7 @@ export function expandServerConfig(server: string, config: McpServerConfig, env:
           variable: name,
         });
       },
-      (_, found) => secrets.add(found),
+      (name, found) => variables.set(name, found),
     );
   const record = (values: Record<string, string> | undefined, field: string) =>
     values && Object.fromEntries(Object.entries(values).map(([key, value]) => [key, expand(value, `${field}.${key}`)]));
@@ -103,7 +105,7 @@ export function expandServerConfig(server: string, config: McpServerConfig, env:
       ...(env ? { env } : {}),
       ...(cwd === undefined ? {} : { cwd }),
     };
-    return { config: expanded, secrets: [...secrets] };
+    return { config: expanded, secrets: [...new Set(variables.values())], variables };
   }
   const headers = record(config.headers, 'headers');
   const expanded: McpServerConfig = {
@@ -111,5 +113,5 @@ export function expandServerConfig(server: string, config: McpServerConfig, env:
     url: expand(config.url, 'url'),
     ...(headers ? { headers } : {}),
   };
-  return { config: expanded, secrets: [...secrets] };
+  return { config: expanded, secrets: [...new Set(variables.values())], variables };
 }

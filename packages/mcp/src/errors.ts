@@ -1,4 +1,4 @@
-import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, createRedactor } from '@agent-spaces/capabilities';
 
 /**
  * Why an MCP server is unavailable, in `data.reason` of an `MCP_UNAVAILABLE` error:
@@ -44,10 +44,10 @@ export function describeExit(exit: McpExit): string {
   return exit.stderr ? `${how}; stderr:\n${exit.stderr}` : how;
 }
 
-/** `error` with every secret value in its message and string `data` fields replaced by `[redacted]`. */
-export function redactError(error: AgentSpacesError, secrets: readonly string[]): AgentSpacesError {
-  if (secrets.length === 0) return error;
-  const redact = (text: string) => secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
-  const data = error.data && Object.fromEntries(Object.entries(error.data).map(([k, v]) => [k, typeof v === 'string' ? redact(v) : v]));
-  return new AgentSpacesError(error.code, redact(error.message), data, { cause: error.cause });
+/** `error` with every secret (`name → value`, in any form: see `createRedactor`) in its message and string `data` fields replaced. */
+export function redactError(error: AgentSpacesError, secrets: ReadonlyMap<string, string>): AgentSpacesError {
+  const redactor = createRedactor(secrets);
+  if (redactor.names.length === 0) return error;
+  const data = error.data && Object.fromEntries(Object.entries(error.data).map(([k, v]) => [k, typeof v === 'string' ? redactor.text(v) : v]));
+  return new AgentSpacesError(error.code, redactor.text(error.message), data, { cause: error.cause });
 }

@@ -1,4 +1,4 @@
-import { AgentSpacesError, isRecord, type ExecutorSpec, type HandlerContext } from '@agent-spaces/capabilities';
+import { AgentSpacesError, isRecord, jsonProblem, type ExecutorSpec, type HandlerContext } from '@agent-spaces/capabilities';
 import type { McpClientPool } from './pool.js';
 import { toToolResult } from './result.js';
 import { parseMcpSourceName } from './source-names.js';
@@ -12,7 +12,8 @@ export type McpExecutor = (fn: { sourceName: string }, params: unknown, context:
  * call with `CAPABILITY_STALE` (rebuild). A tool with an `outputSchema` resolves to its `structuredContent`, any other
  * tool to `McpToolResult` (`{ content, text }`); `listResources` to the resources, `readResource` to the contents, a
  * prompt function to the prompt's messages. The server's progress notifications go to `context.progress`; the call is
- * cancelled when `context.signal` aborts.
+ * cancelled when `context.signal` aborts. Params JSON cannot carry fail with `INVALID_PARAMS`; a result larger than the
+ * stdio client reads (10 MiB) with `PAYLOAD_TOO_LARGE`.
  */
 export function createMcpExecutor(pool: McpClientPool, spec: Pick<Extract<ExecutorSpec, { kind: 'mcp' }>, 'server' | 'toolsHash'>): McpExecutor {
   const { server, toolsHash } = spec;
@@ -44,8 +45,15 @@ export function createMcpExecutor(pool: McpClientPool, spec: Pick<Extract<Execut
   };
 }
 
+/** The call's params as tool arguments; throws `INVALID_PARAMS` for what JSON cannot carry (a bigint, a `Map`, `NaN`…). */
 function paramsObject(params: unknown, context: HandlerContext): Record<string, unknown> {
   if (params === undefined || params === null) return {};
+  const problem = jsonProblem(params);
+  if (problem) {
+    throw new AgentSpacesError('INVALID_PARAMS', `Invalid params for ${context.capability}.${context.function}: params${problem.path} ${problem.message}`, {
+      errors: [problem],
+    });
+  }
   if (isRecord(params)) return params;
   throw new AgentSpacesError('INVALID_PARAMS', `${context.capability}.${context.function}: params must be an object`, {
     capability: context.capability,

@@ -116,12 +116,13 @@ describe('discovery errors name the server and the reason', () => {
     expect(stderr.at(-1)).toBe('line 30');
   });
 
-  it('never puts an expanded ${VAR} secret into the message or the stderr tail', async () => {
-    const leak = 'console.error("token=" + process.env.TOKEN); process.exit(1)';
-    const config = { command: process.execPath, args: ['-e', leak], env: { TOKEN: '${LEAKY_TOKEN}' } };
-    const error = await failure(discover('leaky', config, { env: { LEAKY_TOKEN: 'hunter2-secret' } }));
-    expect(error.data).toMatchObject({ reason: 'exited', exitCode: 1, stderr: 'token=[redacted]' });
-    expect(error.message).toContain('token=[redacted]');
+  it('never puts an expanded ${VAR} secret into the message or the stderr tail, in any form; short values stay', async () => {
+    const leak = 'console.error("token=" + process.env.TOKEN, JSON.stringify(process.env.TOKEN), encodeURIComponent(process.env.TOKEN), "port=" + process.env.PORT); process.exit(1)';
+    const config = { command: process.execPath, args: ['-e', leak], env: { TOKEN: '${LEAKY_TOKEN}', PORT: '${LEAKY_PORT}' } };
+    const error = await failure(discover('leaky', config, { env: { LEAKY_TOKEN: 'hunter2 "secret"', LEAKY_PORT: '8080' } }));
+    const redacted = 'token=[REDACTED:LEAKY_TOKEN] "[REDACTED:LEAKY_TOKEN]" [REDACTED:LEAKY_TOKEN] port=8080';
+    expect(error.data).toMatchObject({ reason: 'exited', exitCode: 1, stderr: redacted });
+    expect(error.message).toContain(redacted);
     expect(error.message).not.toContain('hunter2');
   });
 

@@ -1,5 +1,5 @@
 export { DEFAULT_LIMITS, type RunLimits } from './limits.js';
-export { Sandbox, SandboxSession, type RunOptions, type SandboxOptions } from './sandbox/sandbox.js';
+export { Sandbox, SandboxSession, type RunOptions, type SandboxOptions, type SandboxStats, type SessionOptions } from './sandbox/sandbox.js';
 export type { RunOutcome, RunStats } from './sandbox/outcome.js';
 export type { LogEntry } from './host-port.js';
 export { transpile, type TranspiledScript } from './transpile.js';

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { Sandbox, type RunOutcome, type SandboxSession } from '../src/index.js';
+import { Sandbox, type RunOutcome, type SandboxHost, type SandboxSessionHandle } from '../src/index.js';
 import { MODULES, createPort } from './helpers.js';
 
 const sandbox = new Sandbox({ modules: MODULES, limits: { memoryMb: 32 } });
 afterAll(() => sandbox.close());
 
-async function value(session: SandboxSession, code: string): Promise<unknown> {
+async function value(session: SandboxSessionHandle, code: string): Promise<unknown> {
   const outcome = await session.run(code, { port: createPort() });
   if (!outcome.ok) throw new Error(`run failed: ${outcome.error.code} ${outcome.error.message}`);
   return outcome.value;
@@ -97,6 +97,17 @@ describe('sessions', () => {
     expect(busy).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
     expect(await value(session, 'return typeof kept;')).toBe('undefined');
     await session.close();
+  });
+
+  it('are counted by stats() until closed, with no process (the owner is ignored in-process)', async () => {
+    const own = new Sandbox({ modules: MODULES });
+    const host: SandboxHost = own;
+    const session = host.createSession({ owner: 'client-1' });
+    expect(await value(session, 'return 1;')).toBe(1);
+    expect(own.stats()).toEqual({ processes: 0, sessions: 1 });
+    await session.close();
+    expect(own.stats()).toEqual({ processes: 0, sessions: 0 });
+    await own.close();
   });
 
   it('survive the memory limit with a fresh context', async () => {

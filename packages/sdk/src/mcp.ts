@@ -18,6 +18,8 @@ export interface SpaceMcpOptions {
   rootDir: string;
   /** Server configs (placeholders unexpanded); default the project config's. */
   mcpServers?: McpServers;
+  /** Hears each line a server writes to stderr, with the id of the capability calling it and `mcp server <name>`. */
+  onOutput?: (capability: string, source: string, line: string) => void;
 }
 
 /**
@@ -43,7 +45,11 @@ export async function createSpaceMcp(capabilitiesDir: string, ids: readonly stri
     }
   }
   const { McpClientPool, loadMcpEnv } = await import('@agent-spaces/mcp');
-  const pool = new McpClientPool(servers, { projectRoot: options.rootDir });
+  const { onOutput } = options;
+  const pool = new McpClientPool(servers, {
+    projectRoot: options.rootDir,
+    ...(onOutput ? { onStderr: (server: string, line: string) => onOutput(needed.get(server) ?? server, `mcp server ${server}`, line) } : {}),
+  });
   const env = await loadMcpEnv({ projectRoot: options.rootDir });
   return {
     pool,

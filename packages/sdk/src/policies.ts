@@ -1,13 +1,16 @@
-import type { McpServers, PoliciesConfig } from '@agent-spaces/capabilities';
+import { AgentSpacesError, findPoliciesProblem, ratePeriodMs, type McpServers, type PoliciesConfig } from '@agent-spaces/capabilities';
 import {
   AuditLog,
+  DEFAULT_AUDIT_ROTATION,
   auditLogFile,
+  checkPolicyNames,
   createPolicy,
   createRedactor,
   placeholderNames,
   readAuditLog,
   secretsFromEnv,
   type Approver,
+  type AuditRotation,
   type BridgeOptions,
   type HostCapability,
   type PolicyHook,
@@ -37,12 +40,17 @@ export interface Gate {
 }
 
 /**
- * Turns a space's `policies` (and `policy` / `onApproval`) into bridge options. Secrets are the values of the
+ * Turns a space's `policies` (and `policy` / `onApproval`) into bridge options, after checking them (`CONFIG_INVALID`
+ * for a malformed field, or a rule or rate limit naming a capability or function not among `capabilities`, which
+ * include std). Secrets are the values of the
  * variables capabilities use as `${VAR}` (executor specs, `mcpServers` when given) plus `policies.secrets`. Rate
- * limits start from the calls the audit log holds for the last day, so they also hold across processes.
+ * limits start from the calls the audit log holds for their longest window, so they also hold across processes.
  */
 export function createGate(options: GateOptions, capabilities: readonly HostCapability[]): Gate {
   const policies = options.policies ?? {};
+  const problem = findPoliciesProblem(policies);
+  if (problem) throw new AgentSpacesError('CONFIG_INVALID', `Invalid policies: ${problem}`, { field: 'policies' });
+  checkPolicyNames(policies, capabilities);
   const names = new Set([
     ...(policies.secrets ?? []),
     ...capabilities.flatMap((c) => c.secrets ?? []),
@@ -50,9 +58,9 @@ export function createGate(options: GateOptions, capabilities: readonly HostCapa
   ]);
   const redactor = createRedactor(secretsFromEnv(names, options.env));
   const auditFile = policies.audit === false ? undefined : auditLogFile(options.outDir, options.name);
-  const audit = auditFile === undefined ? undefined : new AuditLog(auditFile, options.name, { fsync: policies.audit === 'fsync' });
-  const limited = policies.rateLimits !== undefined || capabilities.some((c) => c.config.rateLimit !== undefined);
-  const history = limited && auditFile !== undefined ? admittedCalls(auditFile) : undefined;
+  const audit = auditFile === undefined ? undefined : new AuditLog(auditFile, options.name, auditOptions(policies.audit));
+  const windowMs = longestWindowMs(policies, capabilities);
+  const history = windowMs > 0 && auditFile !== undefined ? admittedCalls(auditFile, windowMs) : undefined;
   return {
     bridgeOptions: {
       policy: options.policy ?? createPolicy(policies),
@@ -71,9 +79,24 @@ export function createGate(options: GateOptions, capabilities: readonly HostCapa
   };
 }
 
-/** Calls of the last day that passed the gate, from the audit log: earlier processes of this space count against its limits. */
-function admittedCalls(file: string): { capability: string; function: string; at: number }[] {
-  const { records } = readAuditLog(file, { since: new Date(Date.now() - 86_400_000) });
+/** The {@link AuditLog} options of `policies.audit` (rotation: its `maxBytes` / `keep` over the defaults). */
+function auditOptions(audit: PoliciesConfig['audit']): { fsync: boolean; rotation: AuditRotation } {
+  if (typeof audit !== 'object') return { fsync: audit === 'fsync', rotation: DEFAULT_AUDIT_ROTATION };
+  return { fsync: audit.fsync === true, rotation: { maxBytes: audit.maxBytes ?? DEFAULT_AUDIT_ROTATION.maxBytes, keep: audit.keep ?? DEFAULT_AUDIT_ROTATION.keep } };
+}
+
+/** The longest period of the rate limits that apply (0 when none does): how far back the audit log matters at start. */
+function longestWindowMs(policies: PoliciesConfig, capabilities: readonly HostCapability[]): number {
+  const limits = [...Object.values(policies.rateLimits ?? {}), ...capabilities.flatMap((c) => (c.config.rateLimit ? [c.config.rateLimit] : []))];
+  return Math.max(0, ...limits.map((limit) => ratePeriodMs(limit.period)));
+}
+
+/**
+ * Calls within the last `windowMs` that passed the gate, read from the end of the audit log (so start-up does not
+ * read the rest of it): earlier processes of this space count against its limits.
+ */
+function admittedCalls(file: string, windowMs: number): { capability: string; function: string; at: number }[] {
+  const { records } = readAuditLog(file, { since: new Date(Date.now() - windowMs) });
   return records
     .filter((r) => (r.decision?.kind === 'allow' || r.decision?.approved === true) && (r.outcome.ok || r.outcome.code !== 'RATE_LIMITED'))
     .map((r) => ({ capability: r.capability, function: r.function, at: Date.parse(r.time) - r.durationMs }));

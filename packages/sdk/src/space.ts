@@ -22,6 +22,7 @@ import {
   type Approvals,
   type Approver,
   type Bridge,
+  type CallEvent,
   type CallOrigin,
   type PolicyHook,
   type RuntimeHandlers,
@@ -34,13 +35,14 @@ import {
   type RunLimits,
   type RunOutcome,
   type SandboxHost,
+  type SandboxStats,
   type SandboxSessionHandle,
 } from '@agent-spaces/runtime';
 import { STD_DTS, STD_MODULE_SOURCE, createStdCapability } from '@agent-spaces/std';
 import { createSpaceMcp } from './mcp.js';
 import { paramsBudget } from './budget.js';
 import { createGate } from './policies.js';
-import { Run, type RunResult } from './run.js';
+import { Run, type RunLog, type RunResult } from './run.js';
 import { Typecheck, type TypecheckDiagnostic } from './typecheck.js';
 
 /** Options of {@link createSpace}. */
@@ -102,6 +104,16 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called with every event as it happens. */
   onEvent?: (event: RunEvent) => void;
+  /**
+   * Answers this run's approval requests instead of the space's `onApproval` (e.g. the client that started the run).
+   * Its `signal` aborts when a request is settled another way (timeout, `approvals.resolve()`, the run aborted).
+   */
+  onApproval?: Approver;
+  /**
+   * Who the run is for (e.g. an MCP client's id): the sandbox shares its processes fairly between owners, so one
+   * owner's hung runs cannot take them all, and keeps an owner's sessions together.
+   */
+  owner?: string;
   /** Limits for this run only. */
   limits?: Partial<RunLimits>;
   /** Overrides the space's `typecheck` for this run. */
@@ -123,10 +135,12 @@ export interface Space {
   readonly auditFile: string | undefined;
   /** Typechecks agent code against the space's capabilities; returns diagnostics (empty when fine). */
   check(code: string): Promise<TypecheckDiagnostic[]>;
-  /** A session keeps one context: top-level declarations of a run are visible to the next. */
-  createSession(): Session;
+  /** A session keeps one context: top-level declarations of a run are visible to the next. `owner` as in {@link RunOptions}. */
+  createSession(options?: { owner?: string }): Session;
   /** The `.d.ts` text of every module agent code may import, by file name. */
   declarations(): ReadonlyMap<string, string>;
+  /** How many sandbox processes (0 in-process) and sessions the space holds now. */
+  stats(): SandboxStats;
   /** Ends every session and frees the sandbox. */
   close(): Promise<void>;
 }
@@ -155,7 +169,9 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const capabilitiesDir = join(outDir, 'capabilities');
   const named = options.capabilities?.filter((c): c is string => typeof c === 'string');
   const builtIds = named ? named.map(capabilityIdOf) : listBuiltCapabilities(capabilitiesDir);
-  const mcp = await createSpaceMcp(capabilitiesDir, builtIds, { rootDir, ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}) });
+  // A server's stderr becomes a run log of the call in flight (or a line on stderr): the bridge below decides.
+  const onOutput = (capability: string, source: string, line: string) => bridge.output(capability, source, line);
+  const mcp = await createSpaceMcp(capabilitiesDir, builtIds, { rootDir, onOutput, ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}) });
   const built = await loadCapabilities(capabilitiesDir, builtIds, options.handlers, mcp ? { mcp: mcp.pool } : {});
   // Compiled last, so that a missing built capability cannot leave the temporary folder behind.
   const inline = await buildInline(options.capabilities?.filter((c) => typeof c !== 'string') ?? []);
@@ -169,7 +185,14 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     workspaceDir: resolve(rootDir, options.workspaceDir ?? join(outDir, 'workspaces', name)),
     http: { allowHosts: options.httpAllowHosts ?? [] },
   });
-  const gate = createGate({ ...options, name, outDir, ...(mcp ? { mcpServers: mcp.servers, env: mcp.env } : {}) }, capabilities);
+  let gate: ReturnType<typeof createGate>;
+  try {
+    gate = createGate({ ...options, name, outDir, ...(mcp ? { mcpServers: mcp.servers, env: mcp.env } : {}) }, [...capabilities, std]);
+  } catch (error) {
+    // Bad `policies` fail here, after inline definitions were compiled: leave nothing behind.
+    await Promise.all([inline.dispose(), mcp?.close()]);
+    throw error;
+  }
   const bridge = createBridge({ capabilities: [...capabilities, std], ...gate.bridgeOptions });
   const approveScripts = options.policies?.approveScripts === true;
 
@@ -210,9 +233,10 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     run: (code, runOptions = {}) => start(code, runOptions, (c, o) => sandbox.run(c, o)),
     check: (code) => typecheck.check(code),
     declarations: () => declarations,
-    createSession() {
-      const inner: SandboxSessionHandle = sandbox.createSession();
-      const sessionTypecheck = new Typecheck(declarations);
+    stats: () => sandbox.stats(),
+    createSession(sessionOptions = {}) {
+      const inner: SandboxSessionHandle = sandbox.createSession(sessionOptions);
+      const sessionTypecheck = typecheck.session();
       let closed = false;
       const session: Session = {
         id: inner.id,
@@ -262,9 +286,21 @@ async function runCode(
   const events: RunEvent[] = [];
   const bounded = paramsBudget();
   const record = (input: RunEventInput) => events.push(emit(bounded(input)));
+  // Console output of host code run for the run's calls: run logs too, beside the sandbox's.
+  const hostLogs: RunLog[] = [];
+  const onCallEvent = (input: CallEvent) => {
+    record(input);
+    const event = events.at(-1)!;
+    if (event.type === 'log') hostLogs.push({ level: event.level, message: event.message, timestamp: event.timestamp });
+  };
   record({ type: 'runStarted', ...(context.sessionId ? { sessionId: context.sessionId } : {}) });
   const runId = events[0]!.runId;
-  const origin: CallOrigin = { runId, ...(context.sessionId ? { sessionId: context.sessionId } : {}), onEvent: record };
+  const origin: CallOrigin = {
+    runId,
+    ...(context.sessionId ? { sessionId: context.sessionId } : {}),
+    onEvent: onCallEvent,
+    ...(options.onApproval ? { onApproval: options.onApproval } : {}),
+  };
   const finish = (result: RunResult): RunResult => {
     record({ type: 'runFinished', ok: result.ok, durationMs: result.stats.durationMs, capabilityCalls: result.stats.capabilityCalls });
     return result;
@@ -297,14 +333,16 @@ async function runCode(
     port,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.owner !== undefined ? { owner: options.owner } : {}),
     onLog: (entry) => record({ type: 'log', level: entry.level, message: entry.message }),
   });
   // The session keeps this run's top-level declarations (even when it failed after them): so does its typecheck.
   if (context.sessionId && context.checkByDefault) context.typecheck.remember(code);
   const stats = { durationMs: performance.now() - started, capabilityCalls: outcome.stats.capabilityCalls };
-  if (outcome.ok) return finish({ ok: true, result: outcome.value, logs: outcome.logs, events, stats });
+  const logs = hostLogs.length === 0 ? outcome.logs : [...outcome.logs, ...hostLogs].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+  if (outcome.ok) return finish({ ok: true, result: outcome.value, logs, events, stats });
   record({ type: 'error', error: outcome.error });
-  return finish({ ok: false, error: outcome.error, logs: outcome.logs, events, stats });
+  return finish({ ok: false, error: outcome.error, logs, events, stats });
 }
 
 /** Inline definitions compiled into a temporary folder, with the handlers of their `defineTool()` values. */

@@ -6,25 +6,28 @@ import type { HeadlessMode } from './config.js';
 /** The approval hook `createSpace({ onApproval })` takes. */
 export type Approver = NonNullable<SpaceOptions['onApproval']>;
 
-/** What {@link createApprover} needs to know about its MCP connection. */
+/** What {@link createApprover} needs to know about its MCP connection and tool call. */
 export interface ApproverOptions {
   server: Server;
   headlessMode: HeadlessMode;
   /** How long to wait for the person's answer. */
   timeoutMs: number;
-  /** The tool call the approval belongs to, so the request travels on that call's stream (Streamable HTTP). */
-  currentRequest(): RequestId | undefined;
+  /** The tool call the approvals belong to, so each request travels on that call's stream (Streamable HTTP). */
+  relatedRequestId?: RequestId;
 }
 
 /**
- * The approver of one MCP connection. When the client declared form elicitation, the person is asked through
+ * The approver of the runs of one tool call (`RunOptions.onApproval`): it asks the client that made the call, on that
+ * call's stream (`relatedRequestId`). When the client declared form elicitation, the person is asked through
  * `elicitation/create` (approved only on `accept` with `approve: true`; decline, cancel, errors and timeouts deny).
  * Otherwise the headless mode decides: `allow` approves, `deny` (the default) throws, so the call fails with
- * `APPROVAL_DENIED` and a message saying why no one was asked.
+ * `APPROVAL_DENIED` and a message saying why no one was asked. When the request is settled another way (the tool call
+ * is cancelled or times out, the run is aborted), the elicitation is withdrawn: the SDK sends `notifications/cancelled`
+ * for it, so the client can close its prompt.
  */
 export function createApprover(options: ApproverOptions): Approver {
   const { server, headlessMode, timeoutMs } = options;
-  return async (request) => {
+  return async (request, { signal }) => {
     if (!server.getClientCapabilities()?.elicitation?.form) {
       if (headlessMode === 'allow') return true;
       throw new Error(
@@ -32,7 +35,7 @@ export function createApprover(options: ApproverOptions): Approver {
           `the elicitation capability) and the server's headless mode is "deny"`,
       );
     }
-    const related = options.currentRequest();
+    const { relatedRequestId } = options;
     try {
       const answer = await server.elicitInput(
         {
@@ -46,7 +49,7 @@ export function createApprover(options: ApproverOptions): Approver {
             required: ['approve'],
           },
         },
-        { timeout: timeoutMs, ...(related !== undefined ? { relatedRequestId: related } : {}) },
+        { signal, timeout: timeoutMs, ...(relatedRequestId !== undefined ? { relatedRequestId } : {}) },
       );
       return answer.action === 'accept' && answer.content?.approve === true;
     } catch {

@@ -1,8 +1,14 @@
+import { unwatchFile, watchFile } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { parseServerConfig, type HeadlessMode, type ServerConfig, type SpaceDefinition } from './config.js';
 import { startHttpServer } from './http.js';
-import { createCodeModeHost, createCodeModeServer, type CodeModeServerOptions } from './server.js';
+import { LOG_FORMATS, createServerLog, type LogFormat } from './log.js';
+import { createCodeModeHost, type CodeModeServerOptions } from './server.js';
+import type { SharedSpaceOptions } from './shared-spaces.js';
+
+/** How often the config file is looked at for changes. */
+const CONFIG_POLL_MS = 500;
 
 /** What `serve` receives: the same shape as the CLI's `CommandContext` (packages/cli/src/commands/index.ts). */
 export interface ServeContext {
@@ -16,9 +22,11 @@ export const AUTH_TOKEN_ENV = 'AGENT_SPACES_MCP_TOKEN';
 
 /**
  * `agent-spaces mcp serve [--stdio | --port 8080 --host 127.0.0.1] [--timeout 3600] [--max-sessions N]
- * [--auth-token T] [--headless deny|allow] [--config F] [--out DIR]`: serves the config's spaces (or one `default`
- * space of every built capability) over stdio (the default) or Streamable HTTP until stdin ends or SIGINT/SIGTERM.
- * Progress goes to stderr only (stdout is the stdio transport). Returns 0, or 2 for a bad option value.
+ * [--auth-token T] [--headless deny|allow] [--log-format text|json] [--config F] [--out DIR]`: serves the config's
+ * spaces (or one `default` space of every built capability) over stdio (the default) or Streamable HTTP until stdin
+ * ends or SIGINT/SIGTERM. Everything it prints goes to stderr (stdout is the stdio transport): with `--log-format json`
+ * only log lines, one JSON object each; with `text` (the default) human messages and one text line per log event.
+ * Returns 0, or 2 for a bad option value.
  */
 export async function serve(context: ServeContext): Promise<number> {
   const { values, output } = context;
@@ -29,29 +37,60 @@ export async function serve(context: ServeContext): Promise<number> {
     output.err(`agent-spaces mcp serve: ${(error as Error).message}`);
     return 2;
   }
+  const log = createServerLog({ format: flags.logFormat ?? 'text' });
+  /** A message for people: left out of JSON logs, so that every line there parses. */
+  const say = (text: string) => {
+    if (flags.logFormat !== 'json') output.err(`agent-spaces mcp serve: ${text}`);
+  };
   const { loadConfig } = await import('@agent-spaces/compiler');
   const configFile = typeof values.config === 'string' ? values.config : undefined;
-  const loaded = await loadConfig({ cwd: process.cwd(), ...(configFile ? { configFile } : {}) });
-  const config: ServerConfig = parseServerConfig(loaded.raw, loaded.file);
-  const settings = config.server;
-  const spaces: SpaceDefinition[] = config.spaces.length > 0 ? config.spaces : [{ id: 'default', name: basename(loaded.rootDir) || 'default' }];
+  const outDir = typeof values.out === 'string' ? resolve(values.out) : undefined;
+  const load = async () => {
+    const loaded = await loadConfig({ cwd: process.cwd(), ...(configFile ? { configFile } : {}) });
+    const config: ServerConfig = parseServerConfig(loaded.raw, loaded.file);
+    const spaces: SpaceDefinition[] = config.spaces.length > 0 ? config.spaces : [{ id: 'default', name: basename(loaded.rootDir) || 'default' }];
+    const space: SharedSpaceOptions = {
+      rootDir: loaded.rootDir,
+      outDir: outDir ?? loaded.config.outDir,
+      policies: loaded.config.policies,
+      mcpServers: loaded.config.mcpServers,
+    };
+    return { file: loaded.file, settings: config.server, spaces, space };
+  };
+  const { file, settings, spaces, space } = await load();
   const options: CodeModeServerOptions = {
     spaces,
     timeoutSeconds: flags.timeout ?? settings.timeoutSeconds ?? 3600,
     headlessMode: flags.headless ?? settings.headlessMode ?? 'deny',
-    space: {
-      rootDir: loaded.rootDir,
-      outDir: typeof values.out === 'string' ? resolve(values.out) : loaded.config.outDir,
-      policies: loaded.config.policies,
-      mcpServers: loaded.config.mcpServers,
-    },
+    log,
+    space,
   };
   const maxSessions = flags.maxSessions ?? settings.maxSessions;
   if (maxSessions !== undefined) options.maxSessions = maxSessions;
+  const maxSessionsPerClient = flags.maxSessionsPerClient ?? settings.maxSessionsPerClient;
+  if (maxSessionsPerClient !== undefined) options.maxSessionsPerClient = maxSessionsPerClient;
   const port = flags.port ?? (flags.stdio ? undefined : settings.port);
   const names = spaces.map((s) => s.id).join(', ');
+  const codeHost = createCodeModeHost(options);
+  // A changed config file is served without a restart (a new build is noticed by the host itself); one that does not
+  // load leaves the previous one served. The server settings (port, caps) are read at start only.
+  const onConfigChange = () => {
+    load().then(
+      (next) => {
+        codeHost.reload({ spaces: next.spaces, space: next.space });
+        say(`reloaded ${next.file}`);
+        log.event('server.reloaded', { file: next.file, spaces: next.spaces.map((s) => s.id).join(', ') });
+      },
+      (error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        say(`config not reloaded, still serving the previous one: ${message}`);
+        log.event('server.reloaded', { file, ok: false, code: (error as { code?: string }).code }, 'warn');
+      },
+    );
+  };
+  watchFile(file, { interval: CONFIG_POLL_MS, persistent: false }, onConfigChange);
   if (port === undefined) {
-    const server = createCodeModeServer(options);
+    const server = codeHost.createServer();
     const closed = new Promise<void>((done) => {
       const onclose = server.onclose;
       server.onclose = () => {
@@ -59,19 +98,27 @@ export async function serve(context: ServeContext): Promise<number> {
         done();
       };
     });
-    const stop = () => void server.close();
-    process.stdin.once('end', stop);
+    let reason = 'client closed';
+    const stop = (why: string) => {
+      reason = why;
+      void server.close();
+    };
+    const onEnd = () => stop('stdin ended');
+    process.stdin.once('end', onEnd);
     const signals = onSignals(stop);
     await server.connect(new StdioServerTransport());
-    output.err(`agent-spaces mcp serve: serving ${names} over stdio`);
+    say(`serving ${names} over stdio`);
+    log.event('server.started', { transport: 'stdio', spaces: names });
     await closed;
     signals.dispose();
-    process.stdin.off('end', stop);
+    process.stdin.off('end', onEnd);
+    unwatchFile(file, onConfigChange);
+    await codeHost.close();
+    log.event('server.stopped', { transport: 'stdio', reason });
     return 0;
   }
   const host = flags.host ?? settings.host ?? '127.0.0.1';
   const authToken = flags.authToken ?? process.env[AUTH_TOKEN_ENV];
-  const codeHost = createCodeModeHost(options);
   const http = await startHttpServer({
     createServer: () => codeHost.createServer(),
     stats: () => codeHost.stats(),
@@ -81,19 +128,28 @@ export async function serve(context: ServeContext): Promise<number> {
     ...(settings.allowedHosts ? { allowedHosts: settings.allowedHosts } : {}),
     ...(settings.allowedOrigins ? { allowedOrigins: settings.allowedOrigins } : {}),
     ...(settings.rateLimit !== undefined ? { rateLimit: settings.rateLimit } : {}),
+    lifecycle: {
+      ...(settings.disconnectGraceSeconds !== undefined ? { disconnectGraceMs: settings.disconnectGraceSeconds * 1000 } : {}),
+      ...(settings.clientIdleSeconds !== undefined ? { idleMs: settings.clientIdleSeconds * 1000 } : {}),
+    },
+    log,
   });
-  output.err(`agent-spaces mcp serve: serving ${names} on ${http.url}${authToken ? ' (bearer token required)' : ''}`);
-  if (!authToken && !['127.0.0.1', 'localhost', '::1'].includes(host)) {
-    output.err(`agent-spaces mcp serve: warning: listening on ${host} without --auth-token; anyone who can reach it can run code`);
-  }
-  await new Promise<void>((done) => {
-    const signals = onSignals(() => {
+  say(`serving ${names} on ${http.url}${authToken ? ' (bearer token required)' : ''}`);
+  const exposed = !authToken && !['127.0.0.1', 'localhost', '::1'].includes(host);
+  if (exposed) say(`warning: listening on ${host} without --auth-token; anyone who can reach it can run code`);
+  const warning = exposed ? 'no auth token on a non-local address' : undefined;
+  log.event('server.started', { transport: 'http', url: http.url, spaces: names, auth: authToken !== undefined, warning }, exposed ? 'warn' : 'info');
+  const reason = await new Promise<string>((done) => {
+    const signals = onSignals((signal) => {
       signals.dispose();
-      done();
+      done(signal);
     });
   });
-  await http.close();
+  // The host first, so its clients are logged as disconnected because the server stopped.
+  unwatchFile(file, onConfigChange);
   await codeHost.close();
+  await http.close();
+  log.event('server.stopped', { transport: 'http', reason });
   return 0;
 }
 
@@ -103,8 +159,10 @@ interface Flags {
   host?: string;
   timeout?: number;
   maxSessions?: number;
+  maxSessionsPerClient?: number;
   authToken?: string;
   headless?: HeadlessMode;
+  logFormat?: LogFormat;
 }
 
 function readFlags(values: ServeContext['values']): Flags {
@@ -131,15 +189,21 @@ function readFlags(values: ServeContext['values']): Flags {
   if (timeout !== undefined) flags.timeout = timeout;
   const maxSessions = integer('max-sessions', 1, 100_000);
   if (maxSessions !== undefined) flags.maxSessions = maxSessions;
+  const maxSessionsPerClient = integer('max-sessions-per-client', 1, 100_000);
+  if (maxSessionsPerClient !== undefined) flags.maxSessionsPerClient = maxSessionsPerClient;
   const authToken = text('auth-token');
   if (authToken !== undefined) flags.authToken = authToken;
   const headless = text('headless');
   if (headless !== undefined && headless !== 'deny' && headless !== 'allow') throw new Error(`--headless must be "deny" or "allow", got "${headless}"`);
   if (headless !== undefined) flags.headless = headless;
+  const logFormat = text('log-format');
+  if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat as LogFormat)) throw new Error(`--log-format must be "json" or "text", got "${logFormat}"`);
+  if (logFormat !== undefined) flags.logFormat = logFormat as LogFormat;
   return flags;
 }
 
-function onSignals(handler: () => void): { dispose(): void } {
+/** Calls `handler` with the signal's name on the first SIGINT or SIGTERM. */
+function onSignals(handler: (signal: NodeJS.Signals) => void): { dispose(): void } {
   process.once('SIGINT', handler);
   process.once('SIGTERM', handler);
   return {

@@ -67,8 +67,14 @@ export interface RateLimitSettings {
 export interface ServerSettings {
   /** Idle timeout of sessions, in seconds (default 3600). */
   timeoutSeconds?: number;
-  /** Most sessions alive at once; creating one more closes the least recently used (default 32). */
+  /** Most sessions of all clients together (default 256); see docs/mcp-server.md for what happens at the cap. */
   maxSessions?: number;
+  /** Most sessions of one client (default 16). */
+  maxSessionsPerClient?: number;
+  /** Seconds an HTTP client whose standalone SSE stream closed keeps its sessions, waiting for it to reconnect (default 3). */
+  disconnectGraceSeconds?: number;
+  /** Seconds of silence after which an HTTP client that never opened a standalone SSE stream is closed (default 1800). */
+  clientIdleSeconds?: number;
   headlessMode?: HeadlessMode;
   host?: string;
   port?: number;
@@ -123,10 +129,25 @@ export function parseServerConfig(value: unknown, file: string): ServerConfig {
 }
 
 function parseSettings(check: Checker, value: unknown): ServerSettings {
-  const o = check.object(value, 'server', ['timeoutSeconds', 'maxSessions', 'headlessMode', 'host', 'port', 'allowedHosts', 'allowedOrigins', 'rateLimit']);
+  const o = check.object(value, 'server', [
+    'timeoutSeconds',
+    'maxSessions',
+    'maxSessionsPerClient',
+    'disconnectGraceSeconds',
+    'clientIdleSeconds',
+    'headlessMode',
+    'host',
+    'port',
+    'allowedHosts',
+    'allowedOrigins',
+    'rateLimit',
+  ]);
   const settings: ServerSettings = {};
   if (o.timeoutSeconds !== undefined) settings.timeoutSeconds = check.positive(o.timeoutSeconds, 'server.timeoutSeconds');
   if (o.maxSessions !== undefined) settings.maxSessions = check.integer(o.maxSessions, 'server.maxSessions', 1);
+  if (o.maxSessionsPerClient !== undefined) settings.maxSessionsPerClient = check.integer(o.maxSessionsPerClient, 'server.maxSessionsPerClient', 1);
+  if (o.disconnectGraceSeconds !== undefined) settings.disconnectGraceSeconds = check.positive(o.disconnectGraceSeconds, 'server.disconnectGraceSeconds');
+  if (o.clientIdleSeconds !== undefined) settings.clientIdleSeconds = check.positive(o.clientIdleSeconds, 'server.clientIdleSeconds');
   if (o.headlessMode !== undefined) {
     if (o.headlessMode !== 'deny' && o.headlessMode !== 'allow') check.fail('server.headlessMode', 'must be "deny" or "allow"');
     settings.headlessMode = o.headlessMode;

@@ -1,50 +1,61 @@
 import { randomUUID } from 'node:crypto';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
-import { createSpace, type Space, type SpaceOptions } from '@agent-spaces/sdk';
+import type { RunOptions, RunResult } from '@agent-spaces/sdk';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { createApprover } from './approval.js';
-import { ArgumentsValidator } from './args.js';
-import { buildCatalog, type Catalog } from './catalog.js';
+import type { ArgumentsValidator } from './args.js';
+import type { Catalog } from './catalog.js';
 import type { HeadlessMode, SpaceDefinition } from './config.js';
-import type { SessionStore } from './sessions.js';
-
-/** `createSpace()` options shared by every space of a server (name, capabilities and approvals are set per space). */
-export type SharedSpaceOptions = Omit<SpaceOptions, 'name' | 'capabilities' | 'onApproval'>;
+import type { ServerLog } from './log.js';
+import type { SessionStore, StoredSession } from './sessions.js';
+import type { SharedSpaces } from './shared-spaces.js';
 
 /** State shared by every connection of one server. */
 export interface HostState {
-  readonly spaces: readonly SpaceDefinition[];
+  /** The space definitions served now (a config reload replaces them). */
+  spaces: readonly SpaceDefinition[];
+  readonly shared: SharedSpaces;
   readonly sessions: SessionStore;
   readonly headlessMode: HeadlessMode;
   readonly approvalTimeoutMs: number;
-  readonly spaceOptions: SharedSpaceOptions;
   /** Folder user-defined tool files are relative to. */
   readonly baseDir: string;
   readonly validator: ArgumentsValidator;
-  /** Catalogs by space id: the declarations are the same for every connection, so they are parsed once. */
-  readonly catalogs: Map<string, Promise<Catalog>>;
+  readonly log: ServerLog;
+}
+
+/** What a client's tools use of a shared space: its runs and sessions are marked as this client's (`owner`). */
+export interface ClientSpace {
+  /** Ids of the capabilities agent code may import. */
+  readonly capabilities: readonly string[];
+  /** Runs agent code in the space's current build. */
+  run(code: string, options: RunOptions): Promise<RunResult>;
+  /** A session of the space's current build, which it keeps until the session is closed. */
+  createSession(): Promise<StoredSession>;
 }
 
 /**
- * One MCP client connection: its own `Space` per space definition (created on first use, so approvals reach the
- * right person and runs of different clients never share a sandbox), the tool calls it has in flight, and the owner
- * id of its sessions.
+ * One MCP client connection: the id that owns its sessions and marks its runs in the shared spaces (so the sandbox
+ * shares its processes fairly between clients), and its view of each space.
  */
 export class Connection {
-  readonly id = randomUUID();
   readonly state: HostState;
   readonly server: Server;
-  /** Ids of the tool calls being handled, oldest first. */
-  readonly activeRequests: RequestId[] = [];
-  readonly #spaces = new Map<string, Promise<Space>>();
-  /** Ids of the spaces created and not closed: each holds a sandbox. */
-  readonly #ready = new Set<string>();
   #closed = false;
+
+  #id: string | undefined;
 
   constructor(state: HostState, server: Server) {
     this.state = state;
     this.server = server;
+  }
+
+  /**
+   * The client's id, which owns its sessions, marks its runs and names it in logs: its MCP session id over HTTP (known
+   * once it initialized), else an id of its own.
+   */
+  get id(): string {
+    this.#id ??= this.server.transport?.sessionId ?? randomUUID();
+    return this.#id;
   }
 
   /** The space `spaceId`, or the first space when it is absent; throws `SPACE_NOT_FOUND` naming the known ids. */
@@ -60,58 +71,55 @@ export class Connection {
     return found;
   }
 
-  /** This connection's `Space` for `definition`, created on first use (a failed creation is retried next time). */
-  space(definition: SpaceDefinition): Promise<Space> {
-    if (this.#closed) return Promise.reject(new AgentSpacesError('SPACE_CLOSED', 'The MCP connection is closed'));
-    let space = this.#spaces.get(definition.id);
-    if (!space) {
-      space = createSpace({
-        ...this.state.spaceOptions,
-        name: definition.id,
-        ...(definition.capabilities ? { capabilities: definition.capabilities } : {}),
-        onApproval: createApprover({
-          server: this.server,
-          headlessMode: this.state.headlessMode,
-          timeoutMs: this.state.approvalTimeoutMs,
-          currentRequest: () => this.activeRequests.at(-1),
-        }),
-      });
-      this.#spaces.set(definition.id, space);
-      space.then(
-        () => {
-          if (!this.#closed) this.#ready.add(definition.id);
-        },
-        () => this.#spaces.delete(definition.id),
-      );
-    }
-    return space;
-  }
-
-  /** How many of this connection's spaces are created and not closed, i.e. hold a sandbox. */
-  get sandboxes(): number {
-    return this.#ready.size;
+  /** This client's view of the shared space of `definition`; rejects as creating the space would (e.g. a stale build). */
+  async space(definition: SpaceDefinition): Promise<ClientSpace> {
+    this.#assertOpen();
+    const { shared } = this.state;
+    const owner = this.id;
+    const { space, release } = await shared.use(definition);
+    release();
+    return {
+      capabilities: space.capabilities,
+      run: async (code, options) => {
+        this.#assertOpen();
+        const current = await shared.use(definition);
+        try {
+          return await current.space.run(code, { ...options, owner });
+        } finally {
+          current.release();
+        }
+      },
+      createSession: async () => {
+        this.#assertOpen();
+        const current = await shared.use(definition);
+        try {
+          const session = current.space.createSession({ owner });
+          return {
+            id: session.id,
+            run: (code, options) => session.run(code, { ...options, owner }),
+            close: () => session.close().finally(() => current.release()),
+          };
+        } catch (error) {
+          current.release();
+          throw error;
+        }
+      },
+    };
   }
 
   /** The searchable functions of `definition`'s space. */
   catalog(definition: SpaceDefinition): Promise<Catalog> {
-    const { catalogs } = this.state;
-    let catalog = catalogs.get(definition.id);
-    if (!catalog) {
-      catalog = this.space(definition).then((space) => buildCatalog(space, this.state.spaceOptions));
-      catalogs.set(definition.id, catalog);
-      catalog.catch(() => catalogs.delete(definition.id));
-    }
-    return catalog;
+    return this.state.shared.catalog(definition);
   }
 
-  /** Ends this connection's sessions and closes its spaces. */
-  async close(): Promise<void> {
+  /** Ends this connection's sessions (`reason` says why to a later lookup); runs it started end with their calls. */
+  async close(reason: 'client disconnected' | 'closed' = 'client disconnected'): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.state.sessions.closeOwner(this.id);
-    const spaces = [...this.#spaces.values()];
-    this.#spaces.clear();
-    this.#ready.clear();
-    await Promise.all(spaces.map((s) => s.then((space) => space.close()).catch(() => undefined)));
+    await this.state.sessions.closeOwner(this.id, reason);
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new AgentSpacesError('SPACE_CLOSED', 'The MCP connection is closed');
   }
 }

@@ -5,6 +5,8 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RateLimitSettings } from './config.js';
+import { silentLog, type ServerLog } from './log.js';
+import { DEFAULT_LIFECYCLE, HttpClients, type ClientLifecycle } from './http-clients.js';
 import type { ServerStats } from './server.js';
 
 /** Options of {@link startHttpServer}. */
@@ -30,6 +32,10 @@ export interface HttpServerOptions {
    * MCP sessions as `connections`, and nothing else.
    */
   stats?: () => ServerStats;
+  /** Where refused requests and reaped clients are logged (`http.refused`, `client.reaped`; default: nowhere). */
+  log?: ServerLog;
+  /** When a client counts as gone and is closed with its sessions, in ms (defaults: {@link DEFAULT_LIFECYCLE}). */
+  lifecycle?: Partial<ClientLifecycle>;
 }
 
 /** A running HTTP server. */
@@ -58,11 +64,17 @@ const PARSE_ERROR = -32700;
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
   const bindHost = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
-  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const log = options.log ?? silentLog;
+  const clients = new HttpClients({ ...DEFAULT_LIFECYCLE, ...options.lifecycle }, log);
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
   let guard: RequestGuard | undefined;
 
   const listener = createHttpServer((req, res) => {
+    res.once('finish', () => {
+      if (res.statusCode < 400) return;
+      const fields = { status: res.statusCode, why: refusals.get(res), method: req.method, path: req.url?.split('?')[0], session: header(req, 'mcp-session-id') };
+      log.event('http.refused', fields, res.statusCode >= 500 ? 'error' : 'warn');
+    });
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) res.end();
       else if (error instanceof PayloadTooLarge) reject(res, 413, error.message);
@@ -82,26 +94,28 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       return reject(res, 405, `Method not allowed: ${req.method} (the MCP endpoint takes ${MCP_METHODS.join(', ')})`);
     }
     const sessionId = header(req, 'mcp-session-id');
-    const known = sessionId ? transports.get(sessionId) : undefined;
+    const known = sessionId ? clients.get(sessionId) : undefined;
     const wait = limiter?.take(known ? `session:${sessionId}` : `address:${req.socket.remoteAddress}`);
     if (wait !== undefined) {
       res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
       return reject(res, 429, 'Too many requests: rate limit reached');
     }
     if (sessionId) {
-      if (!known) return reject(res, 404, `Unknown or closed MCP session ${sessionId}`);
-      return known.handleRequest(req, res, req.method === 'POST' ? await readJson(req) : undefined);
+      if (!known) {
+        const reason = clients.endedReason(sessionId);
+        if (reason) return reject(res, 404, `MCP session ${sessionId} has ended: ${reason}; initialize a new one`, -32000, { reason });
+        return reject(res, 404, `Unknown MCP session ${sessionId}`);
+      }
+      const body = req.method === 'POST' ? await readJson(req) : undefined;
+      clients.track(sessionId, req, res);
+      return known.handleRequest(req, res, body);
     }
     if (req.method !== 'POST') return reject(res, 400, 'Missing mcp-session-id header');
     const body = await readJson(req);
     if (!isInitializeRequest(body)) return reject(res, 400, 'Missing mcp-session-id header (only an initialize request may start a session)');
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void transports.set(id, transport),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) transports.delete(transport.sessionId);
-    };
+    let initialized: (id: string) => void = () => undefined;
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => initialized(id) });
+    initialized = clients.attach(transport);
     await options.createServer().connect(transport);
     await transport.handleRequest(req, res, body);
   }
@@ -115,7 +129,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       res.setHeader('Allow', 'GET, HEAD');
       return reject(res, 405, `Method not allowed: ${req.method} (${HEALTH_PATH} takes GET, HEAD)`);
     }
-    const counts = options.stats?.() ?? { connections: transports.size };
+    const counts = options.stats?.() ?? { connections: clients.size };
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
     res.end(JSON.stringify({ status: 'ok', ...counts }));
   }
@@ -132,8 +146,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     url: `http://${shownHost}:${port}${path}`,
     port,
     async close() {
-      await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));
-      transports.clear();
+      await clients.closeAll();
       await new Promise<void>((done) => {
         listener.close(() => done());
         listener.closeAllConnections();
@@ -206,11 +219,15 @@ class RateLimiter {
 class PayloadTooLarge extends Error {}
 class ParseError extends Error {}
 
+/** Why each response refused its request, when it was refused here (the log's `why`). */
+const refusals = new WeakMap<ServerResponse, string>();
+
 /** Answers a JSON-RPC error without an id: `-32000` (server error) unless `code` says otherwise. */
-function reject(res: ServerResponse, status: number, message: string, code = -32000): void {
+function reject(res: ServerResponse, status: number, message: string, code = -32000, data?: Record<string, unknown>): void {
+  refusals.set(res, message);
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="agent-spaces"');
   res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null }));
 }
 
 /**

@@ -12,7 +12,8 @@ export {
   type SpaceDefinition,
   type UserTool,
 } from './config.js';
-export { SERVER_VERSION, createCodeModeHost, createCodeModeServer, type CodeModeHost, type CodeModeServerOptions, type ServerStats } from './server.js';
-export type { SharedSpaceOptions } from './connection.js';
+export { SERVER_VERSION, createCodeModeHost, createCodeModeServer, type CodeModeHost, type CodeModeServerOptions, type ReloadOptions, type ServerStats } from './server.js';
+export type { SharedSpaceOptions } from './shared-spaces.js';
 export { startHttpServer, type HttpServerHandle, type HttpServerOptions } from './http.js';
+export { createServerLog, type LogEvent, type LogFields, type LogFormat, type LogLevel, type ServerLog, type ServerLogOptions } from './log.js';
 export { AUTH_TOKEN_ENV, serve, type ServeContext } from './cli.js';

@@ -1,4 +1,4 @@
-import type { RunEvent, WireError } from '@agent-spaces/capabilities';
+import { jsonText, type RunEvent, type WireError } from '@agent-spaces/capabilities';
 import type { RunLog, RunResult } from '@agent-spaces/sdk';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
@@ -7,11 +7,21 @@ export function toolResult(value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: typeof value === 'string' ? value : encodeJson(value) }] };
 }
 
+/** The code of each error result made here, for the log (the result itself carries it only inside its JSON text). */
+const errorCodes = new WeakMap<CallToolResult, string>();
+
 /** A failed tool result: `isError: true` and the JSON `{ code, message, data? , ...extra }` — never a thrown error. */
 export function toolError(error: WireError, extra: Record<string, unknown> = {}): CallToolResult {
   const { code, message, data, capability, function: fn } = error;
   const body = { code, message, ...(capability ? { capability } : {}), ...(fn ? { function: fn } : {}), ...(data ? { data } : {}), ...extra };
-  return { isError: true, content: [{ type: 'text', text: encodeJson(body) }] };
+  const result: CallToolResult = { isError: true, content: [{ type: 'text', text: encodeJson(body) }] };
+  errorCodes.set(result, code);
+  return result;
+}
+
+/** The error code of a result made by {@link toolError} (a failed run's too), else undefined. */
+export function errorCodeOf(result: CallToolResult): string | undefined {
+  return errorCodes.get(result);
 }
 
 /** One capability call of a run, as `execute` and `send_code` report it (seed 004's event array). */
@@ -62,15 +72,7 @@ function summarizeEvents(events: readonly RunEvent[]): CallSummary[] {
   return [...calls.values()];
 }
 
-/** Compact JSON that keeps what `JSON.stringify` would lose: Map/Set as `{ $map }`/`{ $set }`, bigint as a string. */
+/** Compact JSON that keeps what `JSON.stringify` would lose or fail on (Map, Set, bigint, cycles: see `jsonText`). */
 function encodeJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) => {
-      if (v instanceof Map) return { $map: [...v.entries()] };
-      if (v instanceof Set) return { $set: [...v] };
-      if (typeof v === 'bigint') return v.toString();
-      if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v as unknown as ArrayLike<number>);
-      return v;
-    }) ?? 'null'
-  );
+  return jsonText(value);
 }

@@ -1,26 +1,28 @@
 import { resolve } from 'node:path';
-import { AgentSpacesError, toWireError } from '@agent-spaces/capabilities';
+import { AgentSpacesError } from '@agent-spaces/capabilities';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
-  type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ArgumentsValidator } from './args.js';
 import { parseServerConfig, type HeadlessMode, type SpaceDefinition } from './config.js';
-import { Connection, type HostState, type SharedSpaceOptions } from './connection.js';
+import { Connection, type HostState } from './connection.js';
 import { firstCapabilityEntries } from './catalog.js';
 import { codeInstructions } from './inject.js';
+import { silentLog, type ServerLog } from './log.js';
 import { getPrompt, listPrompts } from './prompts.js';
-import { toolError } from './results.js';
 import { SessionStore } from './sessions.js';
+import { SharedSpaces, type SharedSpaceOptions } from './shared-spaces.js';
+import { callTool, type CallSettings } from './tools/call.js';
 import { codeTools } from './tools/code.js';
+import { progressIntervalMs } from './tools/progress.js';
 import { sessionTools } from './tools/sessions.js';
 import { spaceTools } from './tools/spaces.js';
-import type { ToolContext, ToolSpec } from './tools/types.js';
+import type { ToolSpec } from './tools/types.js';
 import { userToolSpec } from './tools/user.js';
 
 /** Version reported in `serverInfo` when the space has none. */
@@ -34,14 +36,23 @@ export interface CodeModeServerOptions {
   serverInfo?: { name: string; version: string };
   /** Idle timeout of sessions in seconds (default 3600). */
   timeoutSeconds?: number;
-  /** Most sessions alive at once across all clients; one more evicts the least recently used (default 32). */
+  /**
+   * Most sessions of all clients together (default 256). At the cap, only a session idle for 5 minutes may be closed to
+   * make room; otherwise creating one fails `TOO_MANY_SESSIONS` (docs/mcp-server.md, "Sessions").
+   */
   maxSessions?: number;
+  /** Most sessions of one client (default 16); one more fails `TOO_MANY_SESSIONS`. */
+  maxSessionsPerClient?: number;
   /** What approvals do when the client cannot be asked through elicitation (default `deny`). */
   headlessMode?: HeadlessMode;
   /** How long an elicitation waits for the person, in seconds (default 600). */
   approvalTimeoutSeconds?: number;
   /** `createSpace()` options of every space: `rootDir`, `outDir`, `handlers`, `limits`, `policy`, … */
   space?: SharedSpaceOptions;
+  /** Longest silence, in seconds, of a tool call that carries a `progressToken` before a heartbeat notification (default 10). */
+  progressIntervalSeconds?: number;
+  /** Where tool calls, sessions and clients are logged (default: nowhere; `createServerLog()` writes to stderr). */
+  log?: ServerLog;
 }
 
 /** Counts of what a code-mode server holds open; the body of the HTTP `/health` endpoint besides `status`. */
@@ -50,16 +61,31 @@ export interface ServerStats {
   connections: number;
   /** Sessions of every client. */
   sessions: number;
-  /** Spaces created and not closed (one per client and space used, on first use); each holds a sandbox. */
+  /** Spaces created and not closed: one per space definition in use (all clients share it), more while a reload drains. */
+  spaces: number;
+  /** Sandbox processes running agent code (0 with `isolation: 'in-process'`). */
   sandboxes: number;
+}
+
+/** What {@link CodeModeHost.reload} may replace. */
+export interface ReloadOptions {
+  spaces?: SpaceDefinition[];
+  space?: SharedSpaceOptions;
 }
 
 /** One code-mode server's shared state (spaces, sessions) that hands out one MCP `Server` per client connection. */
 export interface CodeModeHost {
-  /** A new MCP server for one client connection; closing it ends that client's sessions and spaces. */
+  /** A new MCP server for one client connection; closing it ends that client's sessions. */
   createServer(): Server;
-  /** How many client connections, sessions and sandboxes are open now. */
+  /** How many client connections, sessions, spaces and sandboxes are open now. */
   stats(): ServerStats;
+  /**
+   * Serves new space definitions and/or space options (a changed config file); a new build is noticed by itself. New
+   * runs, searches and sessions use them; running sessions keep their space. Clients hear
+   * `notifications/tools/list_changed` / `notifications/prompts/list_changed` when those lists changed. Throws
+   * `CONFIG_INVALID` for invalid spaces, and then serves what it served before.
+   */
+  reload(options: ReloadOptions): void;
   /** Closes every connection's server, session and space. */
   close(): Promise<void>;
 }
@@ -72,49 +98,62 @@ export interface CodeModeHost {
  */
 export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost {
   const where = 'createCodeModeServer options';
-  const { spaces, server: settings } = parseServerConfig(
+  const { server: settings } = parseServerConfig(
     {
-      spaces: options.spaces,
-      server: { timeoutSeconds: options.timeoutSeconds, maxSessions: options.maxSessions, headlessMode: options.headlessMode },
+      spaces: [],
+      server: {
+        timeoutSeconds: options.timeoutSeconds,
+        maxSessions: options.maxSessions,
+        maxSessionsPerClient: options.maxSessionsPerClient,
+        headlessMode: options.headlessMode,
+      },
     },
     where,
   );
-  if (spaces.length === 0) throw new AgentSpacesError('CONFIG_INVALID', `${where}: spaces must hold at least one space`, { key: 'spaces' });
+  const spaces = checkSpaces(options.spaces, where);
+  const log = options.log ?? silentLog;
+  const spaceOptions = options.space ?? {};
   const state: HostState = {
     spaces,
-    sessions: new SessionStore({ idleTimeoutMs: (settings.timeoutSeconds ?? 3600) * 1000, maxSessions: settings.maxSessions ?? 32 }),
+    shared: new SharedSpaces(spaceOptions),
+    sessions: new SessionStore({
+      idleTimeoutMs: (settings.timeoutSeconds ?? 3600) * 1000,
+      maxSessions: settings.maxSessions ?? 256,
+      maxSessionsPerClient: settings.maxSessionsPerClient ?? 16,
+      log,
+    }),
     headlessMode: settings.headlessMode ?? 'deny',
     approvalTimeoutMs: (options.approvalTimeoutSeconds ?? 600) * 1000,
-    spaceOptions: options.space ?? {},
-    baseDir: resolve(options.space?.rootDir ?? process.cwd()),
+    baseDir: resolve(spaceOptions.rootDir ?? process.cwd()),
     validator: new ArgumentsValidator(),
-    catalogs: new Map(),
+    log,
   };
-  const ids = spaces.map((s) => s.id);
-  const specs: ToolSpec[] = [
-    ...codeTools(ids),
-    ...sessionTools(ids),
-    ...spaceTools(ids),
-    ...spaces.flatMap((space) => (space.tools ?? []).map((tool) => userToolSpec(space, tool, state.baseDir))),
-  ];
+  const calls: CallSettings = { log, progressIntervalMs: progressIntervalMs(options.progressIntervalSeconds, where) };
+  let specs = toolSpecs(spaces, state.baseDir);
   const info = options.serverInfo ?? serverInfo(spaces);
-  const instructions = serverInstructions(spaces, state.spaceOptions);
+  const instructions = serverInstructions(spaces, spaceOptions);
   const connections = new Set<Connection>();
   let closed = false;
 
   return {
     createServer() {
       if (closed) throw new AgentSpacesError('SPACE_CLOSED', 'The code-mode server is closed');
-      const server = new Server(info, { capabilities: { tools: {}, prompts: {} }, instructions });
+      const server = new Server(info, { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } }, instructions });
       const connection = new Connection(state, server);
       connections.add(connection);
       server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: specs.map(toolListing) }));
-      server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-        callTool(specs, request.params.name, request.params.arguments, { connection, signal: extra.signal }, extra.requestId),
-      );
-      server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts(spaces) }));
+      server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(specs, request.params, connection, extra, calls));
+      server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts(state.spaces) }));
       server.setRequestHandler(GetPromptRequestSchema, (request) => getPrompt(connection, request.params.name, request.params.arguments));
+      // Logged under the id its tool calls are logged under (the MCP session id over HTTP), known once it initialized.
+      let client: string | undefined;
+      server.oninitialized = () => {
+        client = connection.id;
+        const { name, version } = server.getClientVersion() ?? {};
+        calls.log.event('client.connected', { client, name, version });
+      };
       server.onclose = () => {
+        if (client !== undefined) calls.log.event('client.disconnected', { client, reason: closed ? 'server stopped' : 'client closed' });
         connections.delete(connection);
         void connection.close();
       };
@@ -123,15 +162,30 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
     stats: () => ({
       connections: connections.size,
       sessions: state.sessions.size,
-      sandboxes: [...connections].reduce((sum, c) => sum + c.sandboxes, 0),
+      spaces: state.shared.size,
+      sandboxes: state.shared.stats().processes,
     }),
+    reload(next) {
+      const nextSpaces = next.spaces ? checkSpaces(next.spaces, 'reloaded spaces') : state.spaces;
+      const nextSpecs = toolSpecs(nextSpaces, state.baseDir);
+      const toolsChanged = JSON.stringify(nextSpecs.map(toolListing)) !== JSON.stringify(specs.map(toolListing));
+      const promptsChanged = JSON.stringify(listPrompts(nextSpaces)) !== JSON.stringify(listPrompts(state.spaces));
+      state.spaces = nextSpaces;
+      specs = nextSpecs;
+      state.shared.reload(next.space);
+      for (const { server } of connections) {
+        if (toolsChanged) void server.sendToolListChanged().catch(() => undefined);
+        if (promptsChanged) void server.sendPromptListChanged().catch(() => undefined);
+      }
+    },
     async close() {
       if (closed) return;
       closed = true;
       const open = [...connections];
       await Promise.all(open.map((c) => c.server.close().catch(() => undefined)));
-      await Promise.all(open.map((c) => c.close()));
+      await Promise.all(open.map((c) => c.close('closed')));
       await state.sessions.closeAll();
+      await state.shared.close();
     },
   };
 }
@@ -154,21 +208,22 @@ export function createCodeModeServer(options: CodeModeServerOptions): Server {
   return server;
 }
 
-async function callTool(specs: readonly ToolSpec[], name: string, args: unknown, context: ToolContext, requestId: string | number): Promise<CallToolResult> {
-  const spec = specs.find((s) => s.name === name);
-  if (!spec) {
-    return toolError({ code: 'TOOL_NOT_FOUND', message: `No tool "${name}" (tools: ${specs.map((s) => s.name).join(', ')})`, data: { name } });
-  }
-  const { activeRequests } = context.connection;
-  activeRequests.push(requestId);
-  try {
-    const valid = await context.connection.state.validator.check(name, spec.inputSchema, args);
-    return await spec.handler(valid, context);
-  } catch (error) {
-    return toolError(toWireError(error));
-  } finally {
-    activeRequests.splice(activeRequests.indexOf(requestId), 1);
-  }
+/** `spaces` checked as the config's `spaces` key is; throws `CONFIG_INVALID` for none or an invalid one. */
+function checkSpaces(spaces: readonly SpaceDefinition[], where: string): SpaceDefinition[] {
+  const parsed = parseServerConfig({ spaces }, where).spaces;
+  if (parsed.length === 0) throw new AgentSpacesError('CONFIG_INVALID', `${where}: spaces must hold at least one space`, { key: 'spaces' });
+  return parsed;
+}
+
+/** The server's tools: the code-mode tools, then every space's user-defined tools. */
+function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string): ToolSpec[] {
+  const ids = spaces.map((s) => s.id);
+  return [
+    ...codeTools(ids),
+    ...sessionTools(ids),
+    ...spaceTools(ids),
+    ...spaces.flatMap((space) => (space.tools ?? []).map((tool) => userToolSpec(space, tool, baseDir))),
+  ];
 }
 
 function toolListing(spec: ToolSpec): Tool {

@@ -1,5 +1,6 @@
 import { AgentSpacesError, payloadBytes } from '@agent-spaces/capabilities';
-import type { RunResult, Session } from '@agent-spaces/sdk';
+import type { RunOptions, RunResult } from '@agent-spaces/sdk';
+import { silentLog, type ServerLog } from './log.js';
 
 /** One finished run of a session, as `get_session_history` returns it. */
 interface HistoryEntry {
@@ -13,13 +14,20 @@ interface HistoryEntry {
   capability_calls: number;
 }
 
+/** What the store needs of a session: an SDK session, or a client's view of one. */
+export interface StoredSession {
+  readonly id: string;
+  run(code: string, options: RunOptions): PromiseLike<RunResult>;
+  close(): Promise<void>;
+}
+
 /** A live session and what the server knows about it. */
 export interface SessionRecord {
   readonly id: string;
   /** The MCP connection that created it; no other connection can see it. */
   readonly owner: string;
   readonly spaceId: string;
-  readonly session: Session;
+  readonly session: StoredSession;
   readonly createdAt: Date;
   lastUsedAt: Date;
   runs: number;
@@ -27,7 +35,7 @@ export interface SessionRecord {
 }
 
 /** Why a session id no longer answers. */
-type EndReason = 'closed' | 'idle timeout' | 'evicted (max sessions reached)' | 'client disconnected';
+type EndReason = 'closed' | 'idle timeout' | 'evicted (server session limit; idle for a while)' | 'client disconnected';
 
 interface Slot {
   record: SessionRecord;
@@ -42,25 +50,43 @@ const MAX_CODE_IN_HISTORY = 4_000;
 /** A result bigger than this (as it travels) is kept in a session's history as `{ truncated: true, bytes }`. */
 const MAX_RESULT_IN_HISTORY_BYTES = 64 * 1024;
 const MAX_ENDED = 1_000;
+/** Default of {@link SessionStoreOptions.evictionGraceMs}. */
+const EVICTION_GRACE_MS = 5 * 60_000;
 
 /** Options of {@link SessionStore}. */
 export interface SessionStoreOptions {
   idleTimeoutMs: number;
+  /** Most sessions of all clients together. */
   maxSessions: number;
+  /** Most sessions of one client. */
+  maxSessionsPerClient: number;
+  /** A session used (or created) this recently is never closed to make room for another (default 5 minutes). */
+  evictionGraceMs?: number;
+  /** Where `session.created` / `session.ended` are logged (default nowhere). */
+  log?: ServerLog;
 }
 
 /**
- * Every session of a server, across MCP connections: idle timeout (a busy session never expires mid-run), a cap with
- * least-recently-used eviction, and ownership — lookups by another connection fail exactly like unknown ids.
+ * Every session of a server, across MCP connections: idle timeout (a busy session never expires mid-run), caps, and
+ * ownership — lookups by another connection fail exactly like unknown ids.
+ *
+ * Caps are fair: past its own cap a client gets `TOO_MANY_SESSIONS` (`scope: "client"`); when the server is full, the
+ * least recently used session that is idle and unused for `evictionGraceMs` makes room, and when there is
+ * none the request gets `TOO_MANY_SESSIONS` (`scope: "server"`) — no one's active or recent session is ever closed
+ * for another.
  */
 export class SessionStore {
   readonly #slots = new Map<string, Slot>();
   /** Recently ended ids (per owner) and why, so a late call learns what happened. Bounded. */
   readonly #ended = new Map<string, EndReason>();
+  /** Sessions being created, by owner: they count against the caps already. */
+  readonly #pending = new Map<string, number>();
   readonly #options: SessionStoreOptions;
+  readonly #log: ServerLog;
 
   constructor(options: SessionStoreOptions) {
     this.#options = options;
+    this.#log = options.log ?? silentLog;
   }
 
   /** How many sessions are open. */
@@ -68,17 +94,51 @@ export class SessionStore {
     return this.#slots.size;
   }
 
-  /** Registers a new session of `owner`, evicting the least recently used session first when the store is full. */
-  async add(owner: string, spaceId: string, session: Session): Promise<SessionRecord> {
-    while (this.#slots.size >= this.#options.maxSessions) {
-      const lru = [...this.#slots.values()].sort((a, b) => Number(a.busy > 0) - Number(b.busy > 0) || +a.record.lastUsedAt - +b.record.lastUsedAt)[0]!;
-      await this.#end(lru, 'evicted (max sessions reached)');
+  /**
+   * Creates (with `create`) and registers a new session of `owner` when the caps allow it (see the class comment);
+   * throws `TOO_MANY_SESSIONS` naming the cap otherwise, before anything is created.
+   */
+  async add(owner: string, spaceId: string, create: () => Promise<StoredSession>): Promise<SessionRecord> {
+    const { maxSessions, maxSessionsPerClient } = this.#options;
+    const pending = this.#pending.get(owner) ?? 0;
+    if (this.list(owner).length + pending >= maxSessionsPerClient) {
+      throw new AgentSpacesError(
+        'TOO_MANY_SESSIONS',
+        `This client has ${maxSessionsPerClient} sessions, its limit: close one (close_session) before creating another`,
+        { scope: 'client', limit: maxSessionsPerClient },
+      );
+    }
+    const total = () => this.#slots.size + [...this.#pending.values()].reduce((sum, n) => sum + n, 0);
+    if (total() >= maxSessions) {
+      const now = Date.now();
+      const grace = this.#options.evictionGraceMs ?? EVICTION_GRACE_MS;
+      const evictable = [...this.#slots.values()]
+        .filter((s) => s.busy === 0 && now - +s.record.lastUsedAt >= grace)
+        .sort((a, b) => +a.record.lastUsedAt - +b.record.lastUsedAt)[0];
+      if (!evictable) {
+        throw new AgentSpacesError(
+          'TOO_MANY_SESSIONS',
+          `The server has ${maxSessions} sessions, its limit, and none has been idle for ${Math.round(grace / 1000)} s: close one or try later`,
+          { scope: 'server', limit: maxSessions },
+        );
+      }
+      void this.#end(evictable, 'evicted (server session limit; idle for a while)');
+    }
+    this.#pending.set(owner, pending + 1);
+    let session: StoredSession;
+    try {
+      session = await create();
+    } finally {
+      const left = (this.#pending.get(owner) ?? 1) - 1;
+      if (left === 0) this.#pending.delete(owner);
+      else this.#pending.set(owner, left);
     }
     const now = new Date();
     const record: SessionRecord = { id: session.id, owner, spaceId, session, createdAt: now, lastUsedAt: now, runs: 0, history: [] };
     const slot: Slot = { record, timer: undefined, busy: 0, queue: Promise.resolve() };
     this.#slots.set(session.id, slot);
     this.#arm(slot);
+    this.#log.event('session.created', { session: record.id, client: owner, space: spaceId });
     return record;
   }
 
@@ -101,7 +161,7 @@ export class SessionStore {
   }
 
   /** Runs `code` in the session after any run already queued on it; records the outcome in its history. */
-  async run(owner: string, id: string, code: string, run: (session: Session) => PromiseLike<RunResult>): Promise<RunResult> {
+  async run(owner: string, id: string, code: string, run: (session: StoredSession) => PromiseLike<RunResult>): Promise<RunResult> {
     const slot = this.#slot(owner, id);
     slot.busy++;
     this.#touch(slot);
@@ -122,9 +182,9 @@ export class SessionStore {
     await this.#end(this.#slot(owner, id), 'closed');
   }
 
-  /** Closes every session of `owner` (its connection went away). */
-  async closeOwner(owner: string): Promise<void> {
-    await Promise.all([...this.#slots.values()].filter((s) => s.record.owner === owner).map((s) => this.#end(s, 'client disconnected')));
+  /** Closes every session of `owner` (its connection went away or was closed). */
+  async closeOwner(owner: string, reason: 'client disconnected' | 'closed'): Promise<void> {
+    await Promise.all([...this.#slots.values()].filter((s) => s.record.owner === owner).map((s) => this.#end(s, reason)));
   }
 
   /** Closes every session. */
@@ -164,6 +224,7 @@ export class SessionStore {
     this.#slots.delete(record.id);
     this.#ended.set(`${record.owner}\n${record.id}`, reason);
     if (this.#ended.size > MAX_ENDED) this.#ended.delete(this.#ended.keys().next().value!);
+    this.#log.event('session.ended', { session: record.id, client: record.owner, space: record.spaceId, reason });
     await record.session.close().catch(() => undefined);
   }
 

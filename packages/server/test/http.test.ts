@@ -228,7 +228,7 @@ describe('startHttpServer health endpoint', () => {
     expect(reply.status).toBe(200);
     expect(reply.headers['content-type']).toBe('application/json');
     const body = JSON.parse(reply.body);
-    expect(Object.keys(body).sort()).toEqual(['connections', 'sandboxes', 'sessions', 'status']);
+    expect(Object.keys(body).sort()).toEqual(['connections', 'sandboxes', 'sessions', 'spaces', 'status']);
     expect(body).toEqual({ status: 'ok', ...host.stats() });
     expect(body.connections).toBeGreaterThanOrEqual(1);
     expect(body.sessions).toBeGreaterThanOrEqual(1);
@@ -237,18 +237,25 @@ describe('startHttpServer health endpoint', () => {
     await client.close();
   });
 
-  it('counts a client’s sandbox until it disconnects', async () => {
-    const before = host.stats().sandboxes;
-    const transport = new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
-    const client = newClient();
-    await client.connect(transport);
-    expect(host.stats().sandboxes).toBe(before);
-    await callTool(client, 'list_spaces');
-    expect(host.stats().sandboxes).toBe(before);
-    await callTool(client, 'execute', { code: 'export default 1;' });
-    expect(host.stats().sandboxes).toBe(before + 1);
-    await transport.terminateSession();
-    await expect.poll(() => host.stats().sandboxes).toBe(before);
-    await client.close();
+  it('shares one space between clients: an idle client costs no space, and a client leaving leaves it to the others', async () => {
+    const open = async () => {
+      const transport = new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+      const client = newClient();
+      await client.connect(transport);
+      return { client, transport };
+    };
+    const first = await open();
+    await callTool(first.client, 'execute', { code: 'export default 1;' });
+    const spaces = host.stats().spaces;
+    expect(spaces).toBe(1);
+    const second = await open();
+    expect(host.stats().spaces).toBe(spaces);
+    expect(await callTool(second.client, 'execute', { code: 'export default 2;' })).toMatchObject({ body: { result: 2 } });
+    expect(host.stats().spaces).toBe(spaces);
+    await first.transport.terminateSession();
+    await first.client.close();
+    expect(await callTool(second.client, 'execute', { code: 'export default 3;' })).toMatchObject({ body: { result: 3 } });
+    await second.transport.terminateSession();
+    await second.client.close();
   });
 });

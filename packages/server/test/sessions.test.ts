@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { createSpace } from '@agent-spaces/sdk';
 import { createCodeModeHost, createCodeModeServer, type CodeModeServerOptions } from '../src/server.js';
+import { SessionStore } from '../src/sessions.js';
 import { callTool, connectInMemory } from './support/client.js';
 import { createProject, type TestProject } from './support/project.js';
 
@@ -106,18 +108,45 @@ describe('idle timeout and eviction', () => {
       expect(answer.body).toMatchObject({ code: 'SESSION_NOT_FOUND', data: { reason: 'idle timeout' } });
     }));
 
-  it('evicts the least recently used session when max sessions is reached', () =>
-    withClient({ maxSessions: 2 }, async (client) => {
-      const first = await create(client);
-      const second = await create(client);
-      await callTool(client, 'send_code', { sessionId: first, code: 'const kept = true;' });
-      const third = await create(client);
-      const ids = (await callTool(client, 'list_sessions')).body.sessions.map((s: { sessionId: string }) => s.sessionId);
-      expect(ids.sort()).toEqual([first, third].sort());
-      const evicted = await callTool(client, 'get_session_info', { sessionId: second });
-      expect(evicted.body).toMatchObject({ code: 'SESSION_NOT_FOUND', data: { reason: 'evicted (max sessions reached)' } });
-      expect((await callTool(client, 'send_code', { sessionId: first, code: 'return kept;' })).body.result).toBe(true);
-    }));
+  it('refuses a client past its own cap with TOO_MANY_SESSIONS, closing none of its sessions', async () => {
+    const host = createCodeModeHost(options({ maxSessionsPerClient: 2 }));
+    const alice = await connectInMemory(host.createServer());
+    const bob = await connectInMemory(host.createServer());
+    try {
+      const first = await create(alice);
+      const second = await create(alice);
+      const third = await callTool(alice, 'create_session');
+      expect(third.isError).toBe(true);
+      expect(third.body).toMatchObject({ code: 'TOO_MANY_SESSIONS', data: { scope: 'client', limit: 2 } });
+      expect(third.body.message).toContain('close_session');
+      const ids = (await callTool(alice, 'list_sessions')).body.sessions.map((s: { sessionId: string }) => s.sessionId);
+      expect(ids.sort()).toEqual([first, second].sort());
+      await create(bob);
+      await callTool(alice, 'close_session', { sessionId: first });
+      await create(alice);
+    } finally {
+      await Promise.all([alice.close(), bob.close()]);
+      await host.close();
+    }
+  });
+
+  it('at the server cap, never closes another client’s recent session: the newcomer gets TOO_MANY_SESSIONS', async () => {
+    const host = createCodeModeHost(options({ maxSessions: 2 }));
+    const clients = await Promise.all([1, 2, 3].map(() => connectInMemory(host.createServer())));
+    try {
+      const [alice, bob, carol] = clients as [Client, Client, Client];
+      const kept = [await create(alice), await create(bob)];
+      const refused = await Promise.all([callTool(carol, 'create_session'), callTool(alice, 'create_session')]);
+      for (const answer of refused) expect(answer.body).toMatchObject({ code: 'TOO_MANY_SESSIONS', data: { scope: 'server', limit: 2 } });
+      expect((await callTool(alice, 'send_code', { sessionId: kept[0], code: 'return 1;' })).body.result).toBe(1);
+      expect((await callTool(bob, 'send_code', { sessionId: kept[1], code: 'return 2;' })).body.result).toBe(2);
+      await callTool(bob, 'close_session', { sessionId: kept[1] });
+      await create(carol);
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+      await host.close();
+    }
+  });
 
   it('counts sessions across clients and ends a client’s sessions when it disconnects', async () => {
     const host = createCodeModeHost(options({ maxSessions: 10 }));
@@ -127,13 +156,39 @@ describe('idle timeout and eviction', () => {
       const id = await create(alice);
       expect((await callTool(bob, 'get_session_info', { sessionId: id })).body.code).toBe('SESSION_NOT_FOUND');
       await create(bob);
-      expect(host.stats()).toEqual({ connections: 2, sessions: 2, sandboxes: 2 });
+      expect(host.stats()).toMatchObject({ connections: 2, sessions: 2, spaces: 1 });
       await alice.close();
-      await expect.poll(() => host.stats()).toEqual({ connections: 1, sessions: 1, sandboxes: 1 });
+      await expect.poll(() => host.stats()).toMatchObject({ connections: 1, sessions: 1, spaces: 1 });
       expect((await callTool(bob, 'list_sessions')).body.sessions).toHaveLength(1);
     } finally {
       await bob.close();
       await host.close();
+    }
+  });
+});
+
+describe('SessionStore caps', () => {
+  it('makes room at the server cap with the least recently used session idle past the grace, and says why to its owner', async () => {
+    const space = await createSpace({ isolation: 'in-process', rootDir: project.rootDir, handlers: project.handlers });
+    const store = new SessionStore({ idleTimeoutMs: 60_000, maxSessions: 2, maxSessionsPerClient: 2, evictionGraceMs: 200 });
+    try {
+      const old = await store.add('alice', 'trains', async () => space.createSession());
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const recent = await store.add('bob', 'trains', async () => space.createSession());
+      const fresh = await store.add('carol', 'trains', async () => space.createSession());
+      expect(() => store.get('alice', old.id)).toThrow(expect.objectContaining({ code: 'SESSION_NOT_FOUND', data: expect.objectContaining({ reason: expect.stringContaining('evicted') }) }));
+      expect(store.get('bob', recent.id).id).toBe(recent.id);
+      expect(store.get('carol', fresh.id).id).toBe(fresh.id);
+      await expect(store.add('dave', 'trains', async () => space.createSession())).rejects.toMatchObject({ code: 'TOO_MANY_SESSIONS', data: { scope: 'server', limit: 2 } });
+      const busy = store.run('bob', recent.id, 'x', (session) => session.run('const end = Date.now() + 400; while (Date.now() < end) {} export default 1;', {}));
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      // Bob's session is busy and Carol's was used 250 ms ago but is idle past the grace: Carol's goes, never Bob's.
+      await store.add('dave', 'trains', async () => space.createSession());
+      expect(() => store.get('carol', fresh.id)).toThrow(expect.objectContaining({ code: 'SESSION_NOT_FOUND' }));
+      expect(await busy).toMatchObject({ ok: true, result: 1 });
+    } finally {
+      await store.closeAll();
+      await space.close();
     }
   });
 });

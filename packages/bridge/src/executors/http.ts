@@ -1,4 +1,5 @@
 import { AgentSpacesError, expandPlaceholders, type PlaceholderEnv } from '@agent-spaces/capabilities';
+import { bodyTooLarge, checkJsonParams, MAX_RESPONSE_BYTES, readBody } from './bodies.js';
 import type { Executor, ExecutorContext, FunctionRef } from './executor.js';
 
 const MAX_BODY_IN_ERROR = 1000;
@@ -6,7 +7,8 @@ const MAX_BODY_IN_ERROR = 1000;
 /**
  * The `http` executor: `POST <url>` with JSON `{ capability: <id>, function: <sourceName>, params }` and the spec's
  * headers. A 2xx JSON response body is the result (a non-JSON one is returned as text, an empty one as `null`);
- * any other status fails the call with `HANDLER_ERROR` carrying `status`. `${VAR}` and `${VAR:-default}` in a header
+ * any other status fails the call with `HANDLER_ERROR` carrying `status`. Params JSON cannot carry (a bigint) fail with
+ * `INVALID_PARAMS`; a body past 10 MiB is not read and fails with `PAYLOAD_TOO_LARGE`. `${VAR}` and `${VAR:-default}` in a header
  * value are read from `env` (default `process.env`) at call time, on the host only.
  */
 export function httpExecutor(
@@ -16,6 +18,7 @@ export function httpExecutor(
 ): Executor {
   return {
     execute: (fn: FunctionRef) => async (params, handlerContext) => {
+      checkJsonParams(params, `${context.id}.${fn.name}`);
       const headers = { 'content-type': 'application/json', accept: 'application/json', ...expandHeaders(spec.headers ?? {}, env) };
       let response: Response;
       try {
@@ -29,14 +32,16 @@ export function httpExecutor(
         if (handlerContext.signal.aborted) throw error;
         throw new AgentSpacesError('HANDLER_ERROR', `POST ${spec.url} failed: ${describeFetchError(error)}`, { url: spec.url });
       }
-      const text = await response.text();
       if (!response.ok) {
+        const { text } = await readBody(response, MAX_BODY_IN_ERROR, true);
         throw new AgentSpacesError('HANDLER_ERROR', `POST ${spec.url} answered ${response.status} ${response.statusText}`.trim(), {
           url: spec.url,
           status: response.status,
-          body: text.slice(0, MAX_BODY_IN_ERROR),
+          body: text,
         });
       }
+      const { text, over } = await readBody(response, MAX_RESPONSE_BYTES);
+      if (over) throw bodyTooLarge(`POST ${spec.url}`, MAX_RESPONSE_BYTES, { url: spec.url, status: response.status });
       if (text === '') return null;
       if (!(response.headers.get('content-type') ?? '').includes('json')) return text;
       try {

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { AgentSpacesError, type OpenApiExecutorSpec } from '@agent-spaces/capabilities';
+import { bodyTooLarge, checkJsonParams, MAX_RESPONSE_BYTES, readBody } from './bodies.js';
 import type { Executor } from './executor.js';
 import { prepareRequest, redact, type PreparedRequest, type SecretEnv } from './openapi-request.js';
 
@@ -17,6 +18,8 @@ export interface OpenApiExecutorOptions {
   maxRetryAfterMs?: number;
   /** Characters of a failed response's body kept in the error (default 1 000). */
   bodyExcerptLength?: number;
+  /** Most bytes of a response body read; a longer one is not read and fails the call `PAYLOAD_TOO_LARGE` (default 10 MiB). */
+  maxResponseBytes?: number;
 }
 
 /** Executes one function of an `openapi` capability; resolves with the decoded response body. */
@@ -32,7 +35,9 @@ const RETRY_STATUSES = new Set([429, 503]);
  * fetch (secrets resolved from `env` at call time), bounded by the run's signal and a per-call deadline; idempotent
  * methods are retried on network errors and every method on 429/503 honouring `Retry-After`, with exponential backoff,
  * at most `maxTries` attempts. A non-2xx answer is an `HttpError`: `AgentSpacesError('HANDLER_ERROR')` with
- * `data: { kind: 'http', status, method, path, url, body }`, secrets replaced by `[REDACTED:VAR]`.
+ * `data: { kind: 'http', status, method, path, url, body }`, secrets replaced by `[REDACTED:VAR]`. Params JSON cannot
+ * carry (a bigint) fail with `INVALID_PARAMS`; a response body past `maxResponseBytes` is not read and fails the call
+ * with `PAYLOAD_TOO_LARGE`.
  * @example
  * const execute = createOpenApiExecutor(meta.executor, process.env);
  * const todo = await execute('getTodo', { id: 7 }, { signal });
@@ -44,6 +49,7 @@ export function createOpenApiExecutor(spec: OpenApiExecutorSpec, env: SecretEnv 
     baseDelayMs: options.baseDelayMs ?? 200,
     maxRetryAfterMs: options.maxRetryAfterMs ?? 30_000,
     bodyExcerptLength: options.bodyExcerptLength ?? 1_000,
+    maxResponseBytes: options.maxResponseBytes ?? MAX_RESPONSE_BYTES,
   };
   return async (functionName, params, context) => {
     const operation = Object.hasOwn(spec.operations, functionName) ? spec.operations[functionName] : undefined;
@@ -53,6 +59,7 @@ export function createOpenApiExecutor(spec: OpenApiExecutorSpec, env: SecretEnv 
     if (typeof params !== 'object' || params === null || Array.isArray(params)) {
       if (params !== undefined) throw new AgentSpacesError('INVALID_PARAMS', `Params of "${functionName}" must be an object`, { function: functionName });
     }
+    checkJsonParams(params, functionName);
     const request = prepareRequest(spec, operation, (params ?? {}) as Record<string, unknown>, env);
     return send(request, operation.path, settings, context.signal);
   };
@@ -94,12 +101,15 @@ async function send(request: PreparedRequest, path: string, settings: Settings, 
       throw new AgentSpacesError('HANDLER_ERROR', `${method} ${path} failed: ${reason}`, { kind: 'network', ...where, attempts: attempt, reason }, { cause: error });
     }
 
-    let text: string;
+    let read: { text: string; over: boolean };
     try {
-      text = await response.text();
+      // A failed answer is read only as far as its excerpt.
+      read = response.ok ? await readBody(response, settings.maxResponseBytes) : await readBody(response, settings.bodyExcerptLength * 4, true);
     } catch (error) {
       throw signal.aborted ? stopped(error) : new AgentSpacesError('HANDLER_ERROR', `${method} ${path}: reading the response failed`, { kind: 'network', ...where }, { cause: error });
     }
+    const { text } = read;
+    if (response.ok && read.over) throw bodyTooLarge(`${method} ${path}`, settings.maxResponseBytes, { kind: 'http', status: response.status, ...where });
     if (response.ok) return decode(text, response, method, path, request);
 
     const wait = RETRY_STATUSES.has(response.status) ? retryDelay(response.headers.get('retry-after'), backoff) : undefined;

@@ -1,38 +1,48 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, jsonText, visibleText } from '@agent-spaces/capabilities';
 import type { AuditRecord } from '@agent-spaces/sdk';
 import type { CommandContext } from './index.js';
 import { loadProject } from './project.js';
-import { toJson } from '../json.js';
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const MAX_PARAMS = 80;
 
-/** `agent-spaces audit [--space S] [--since T] [--json]`: prints the audit log(s) of the project's spaces, oldest first. */
+/**
+ * `agent-spaces audit [--space S] [--since T] [--json]`: prints the audit log(s) of the project's spaces (rotated files
+ * included), oldest first, streaming them: a log of any size is printed record by record. `--json` prints one
+ * document, `{ "records": [...], "malformed": n }`, one record per line.
+ */
 export async function audit(context: CommandContext): Promise<number> {
-  const { auditLogFile, readAuditLog } = await import('@agent-spaces/sdk');
+  const { auditLogFile, streamAuditLogs } = await import('@agent-spaces/sdk');
   const project = await loadProject(context);
   const since = typeof context.values.since === 'string' ? parseSince(context.values.since) : undefined;
   const space = typeof context.values.space === 'string' ? context.values.space : undefined;
   const files = space !== undefined ? [auditLogFile(project.outDir, space)] : await allLogs(join(project.outDir, 'audit'));
+  const json = context.values.json === true;
 
-  const records: AuditRecord[] = [];
+  let count = 0;
   let malformed = 0;
-  for (const file of files) {
-    const read = readAuditLog(file, since ? { since } : {});
-    records.push(...read.records);
-    malformed += read.malformed;
+  const records = streamAuditLogs(files, { ...(since ? { since } : {}), onMalformed: () => malformed++ });
+  // JSON: each record is printed once the next one (or the end) says whether a comma follows it.
+  let pending: string | undefined;
+  if (json) context.output.out('{\n  "records": [');
+  for await (const record of records) {
+    if (json) {
+      if (pending !== undefined) context.output.out(`${pending},`);
+      pending = `    ${jsonText(record)}`;
+    } else {
+      context.output.out(visibleText(formatRecord(record)));
+    }
+    count++;
   }
-  records.sort((a, b) => a.time.localeCompare(b.time));
-
-  if (context.values.json === true) {
-    context.output.out(toJson({ records, malformed }));
+  if (json) {
+    if (pending !== undefined) context.output.out(pending);
+    context.output.out(`  ],\n  "malformed": ${malformed}\n}`);
     return 0;
   }
-  for (const record of records) context.output.out(formatRecord(record));
   context.output.err(
-    `${records.length} call(s)${space ? ` in space ${space}` : ''}${since ? ` since ${since.toISOString()}` : ''}` +
+    `${count} call(s)${space ? ` in space ${space}` : ''}${since ? ` since ${since.toISOString()}` : ''}` +
       (malformed > 0 ? `; ${malformed} unreadable line(s) skipped` : ''),
   );
   return 0;

@@ -1,3 +1,4 @@
+import { visibleText } from '@agent-spaces/capabilities';
 import type { CommandContext } from './index.js';
 import { loadProject } from './project.js';
 import { toJson } from '../json.js';
@@ -19,9 +20,10 @@ export async function build(context: CommandContext): Promise<number> {
       ? undefined
       : (entry) => {
           const mark = entry.status === 'built' ? '✓' : entry.status === 'unchanged' ? '·' : '✗';
-          output.err(`${mark} ${entry.id.padEnd(24)} ${entry.status.padEnd(9)} ${entry.file} (${entry.durationMs.toFixed(0)} ms)`);
+          output.err(visibleText(`${mark} ${entry.id.padEnd(24)} ${entry.status.padEnd(9)} ${entry.file} (${entry.durationMs.toFixed(0)} ms)`));
+          // Diagnostics quote what sources say (an MCP server's tool names and schemas): shown, never acted on.
           for (const d of entry.diagnostics) {
-            output.err(`    ${d.severity} ${d.code} ${d.file}${d.pointer ? `#${d.pointer}` : ''}: ${d.message}`);
+            output.err(visibleText(`    ${d.severity} ${d.code} ${d.file}${d.pointer ? `#${d.pointer}` : ''}: ${d.message}`, '      '));
           }
         },
   });

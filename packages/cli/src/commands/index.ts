@@ -83,6 +83,7 @@ export const commands: Command[] = [
       'max-sessions': { type: 'string', description: 'Most live sessions; the least recently used is evicted (default: 32)', valueName: 'n' },
       'auth-token': { type: 'string', description: 'Bearer token every HTTP request must carry (default: $AGENT_SPACES_MCP_TOKEN)', valueName: 'token' },
       headless: { type: 'string', description: 'Calls needing approval when the client cannot be asked: deny (default) or allow', valueName: 'mode' },
+      'log-format': { type: 'string', description: 'Log lines on stderr: text (default) or json (one object per line)', valueName: 'format' },
     },
     load: async () => (await import('@agent-spaces/server')).serve,
   },

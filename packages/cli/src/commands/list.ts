@@ -1,3 +1,4 @@
+import { visibleText } from '@agent-spaces/capabilities';
 import type { CommandContext } from './index.js';
 import { loadProject } from './project.js';
 import { toJson } from '../json.js';
@@ -34,6 +35,7 @@ export async function show(context: CommandContext): Promise<number> {
   const project = await loadProject(context);
   const { readDeclarations } = await import('@agent-spaces/compiler');
   const name = context.positionals[0]!.replace(/^@capabilities\//, '');
-  context.output.out(await readDeclarations(project.outDir, name));
+  // Declarations carry the descriptions a source gave (an MCP server's among them): shown, never acted on.
+  context.output.out(visibleText(await readDeclarations(project.outDir, name)));
   return 0;
 }

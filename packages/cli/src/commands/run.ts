@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { inspect } from 'node:util';
-import { AgentSpacesError, type RunEvent } from '@agent-spaces/capabilities';
+import { AgentSpacesError, jsonText, visibleText, type RunEvent } from '@agent-spaces/capabilities';
 import { cliApprover, parseAutoAnswer } from '../approve.js';
 import type { CommandContext } from './index.js';
 import { loadProject } from './project.js';
@@ -21,10 +21,10 @@ export async function run(context: CommandContext): Promise<number> {
     if (json) {
       context.output.out(toJson(result));
     } else if (result.ok) {
-      context.output.out(inspect(result.result, { depth: 8, colors: context.output.interactive }));
+      context.output.out(visibleText(inspect(result.result, { depth: 8 })));
       context.output.err(`✓ finished in ${result.stats.durationMs.toFixed(1)} ms, ${result.stats.capabilityCalls} capability call(s)`);
     } else {
-      context.output.err(`✗ ${result.error.code}: ${result.error.message}`);
+      context.output.err(`✗ ${result.error.code}: ${visibleText(result.error.message, '  ')}`);
     }
     return result.ok ? 0 : 1;
   } finally {
@@ -43,7 +43,7 @@ export async function check(context: CommandContext): Promise<number> {
       context.output.err(`✓ ${file}: no type errors`);
     } else {
       const { formatDiagnostics } = await import('@agent-spaces/compiler');
-      context.output.out(formatDiagnostics(code, diagnostics, file));
+      context.output.out(visibleText(formatDiagnostics(code, diagnostics, file)));
       context.output.err(`✗ ${diagnostics.length} type error(s)`);
     }
     return diagnostics.length === 0 ? 0 : 1;
@@ -74,41 +74,45 @@ async function prepare(context: CommandContext, typecheck: boolean, onApproval?:
   return { space, code, file };
 }
 
+/**
+ * Prints one run event on stderr. Names, params, messages and logs come from agent code (or handlers and servers it
+ * reaches): each line goes through `visibleText`, its later lines indented under it.
+ */
 function printEvent(event: RunEvent, output: Output): void {
+  const line = describeEvent(event);
+  if (line !== undefined) output.err(visibleText(line, '  '));
+}
+
+function describeEvent(event: RunEvent): string | undefined {
   switch (event.type) {
     case 'capabilityCall':
-      output.err(`→ ${event.capability}.${event.function}(${preview(event.params)})`);
-      break;
+      return `→ ${event.capability}.${event.function}(${preview(event.params)})`;
     case 'capabilityResult':
-      output.err(
-        event.ok
-          ? `← ${event.capability}.${event.function} ok (${event.durationMs.toFixed(1)} ms)`
-          : `← ${event.capability}.${event.function} ${event.error?.code}: ${event.error?.message}`,
-      );
-      break;
+      return event.ok
+        ? `← ${event.capability}.${event.function} ok (${event.durationMs.toFixed(1)} ms)`
+        : `← ${event.capability}.${event.function} ${event.error?.code}: ${event.error?.message}`;
     case 'log':
-      output.err(`[${event.level}] ${event.message}`);
-      break;
+      return `[${event.level}] ${event.message}`;
     case 'approvalResolved':
-      output.err(`${event.approved ? '✓ approved' : '✗ denied'} by ${event.by}${event.reason ? `: ${event.reason}` : ''}`);
-      break;
+      return `${event.approved ? '✓ approved' : '✗ denied'} by ${event.by}${event.reason ? `: ${event.reason}` : ''}`;
     case 'progress': {
       const share = event.total ? `${Math.round((event.progress / event.total) * 100)}%` : String(event.progress);
-      output.err(`… ${event.capability}.${event.function} ${share}${event.message ? ` ${event.message}` : ''}`);
-      break;
+      return `… ${event.capability}.${event.function} ${share}${event.message ? ` ${event.message}` : ''}`;
     }
     case 'approvalRequired':
     case 'runStarted':
     case 'runFinished':
     case 'error':
-      break;
+      return undefined;
     default:
       event satisfies never;
+      return undefined;
   }
 }
 
+/** Params in one line: JSON as `--json` writes it (cycles and bigints too), cut past 120 characters. */
 function preview(value: unknown): string {
   if (value === undefined) return '';
-  const text = JSON.stringify(value) ?? '';
+  const text = jsonText(value);
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }

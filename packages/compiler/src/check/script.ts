@@ -1,30 +1,43 @@
 import type ts from 'typescript';
+import { bindingDeclarations, declaredNames, type Binding } from './bindings.js';
 
 /** The text the language service checks for one piece of agent code, and the way back to the agent's offsets. */
 export interface PreparedScript {
-  /** The agent's code itself, or — when it has a top-level `return` — the code as the runtime runs it. */
+  /**
+   * The agent's code itself, or — when it has a top-level `return` — the code as the runtime runs it; then the
+   * declarations of a session's bindings, if any.
+   */
   readonly text: string;
-  /** 1-based line and column in the agent's code of an offset in `text`. */
+  /** 1-based line and column in the agent's code of an offset in `text` (before {@link bindingsStart}). */
   locate(position: number): { line: number; column: number };
   /** Offsets in `text` of each `export default` in a script that also has a top-level `return`. */
   readonly mixedExportDefaults: readonly number[];
+  /** Offset in `text` where the declarations of the session's bindings begin (`text.length` when there are none). */
+  readonly bindingsStart: number;
+  /** The top-level statements of the agent's code in `file`, the parse of `text`: the wrapper's body, if wrapped. */
+  statements(file: ts.SourceFile): readonly ts.Statement[];
 }
 
+const WRAPPER = '__main__';
 // Starts with `;` so that it also follows an import declaration that has no semicolon.
-const PREFIX = '; async function __main__() {';
+const PREFIX = `; async function ${WRAPPER}() {`;
 const SUFFIX = '\n}';
 
 /**
  * Prepares agent code for checking. Code with a top-level `return` is checked as the runtime runs it: everything
  * after the leading imports becomes the body of an async function, with `export` (and `default`) modifiers of
  * top-level declarations blanked and `export default <expr>` turned into `return <expr>`. Every edit keeps the
- * length and line structure of the agent's code, so diagnostics map back exactly.
+ * length and line structure of the agent's code, so diagnostics map back exactly. A session's `bindings` are
+ * declared after the code, private to this script (it is a module), so the code's positions stay as they are.
  */
-export function prepareScript(typescript: typeof ts, code: string): PreparedScript {
-  // A top-level return needs the keyword; most scripts are spared the parse.
-  if (!/\breturn\b/.test(code)) return unchanged(code);
+export function prepareScript(typescript: typeof ts, code: string, bindings?: ReadonlyMap<string, Binding>): PreparedScript {
+  // A top-level return needs the keyword; most scripts outside sessions are spared the parse.
+  const maybeReturns = /\breturn\b/.test(code);
+  if (!maybeReturns && !bindings?.size) return unchanged(code, '');
   const file = typescript.createSourceFile('agent.ts', code, typescript.ScriptTarget.ES2022, false, typescript.ScriptKind.TS);
-  if (!file.statements.some((statement) => hasTopLevelReturn(typescript, statement))) return unchanged(code);
+  const wraps = maybeReturns && file.statements.some((statement) => hasTopLevelReturn(typescript, statement));
+  const declarations = bindings?.size ? bindingDeclarations(bindings, declaredNames(typescript, file.statements), wraps ? WRAPPER : undefined) : '';
+  if (!wraps) return unchanged(code, declarations);
 
   const statements = file.statements;
   let firstBody = 0;
@@ -57,18 +70,33 @@ export function prepareScript(typescript: typeof ts, code: string): PreparedScri
     for (const modifier of exported) blank(modifier.getStart(file), modifier.end);
   }
 
-  const text = code.slice(0, bodyStart) + PREFIX + body.slice(bodyStart).join('') + SUFFIX;
+  const wrapped = code.slice(0, bodyStart) + PREFIX + body.slice(bodyStart).join('') + SUFFIX;
   const toText = (position: number) => (position < bodyStart ? position : position + PREFIX.length);
   const toOriginal = (position: number) => {
     if (position < bodyStart) return position;
     if (position < bodyStart + PREFIX.length) return bodyStart;
     return Math.min(position - PREFIX.length, code.length);
   };
-  return { text, mixedExportDefaults: mixedExportDefaults.map(toText), locate: locator(code, toOriginal) };
+  return {
+    text: wrapped + declarations,
+    mixedExportDefaults: mixedExportDefaults.map(toText),
+    locate: locator(code, toOriginal),
+    bindingsStart: wrapped.length,
+    statements: (parsed) => {
+      const wrapper = parsed.statements.find((s): s is ts.FunctionDeclaration => typescript.isFunctionDeclaration(s) && s.name?.text === WRAPPER);
+      return wrapper?.body?.statements ?? [];
+    },
+  };
 }
 
-function unchanged(code: string): PreparedScript {
-  return { text: code, mixedExportDefaults: [], locate: locator(code, (position) => position) };
+function unchanged(code: string, declarations: string): PreparedScript {
+  return {
+    text: code + declarations,
+    mixedExportDefaults: [],
+    locate: locator(code, (position) => position),
+    bindingsStart: code.length,
+    statements: (parsed) => parsed.statements.filter((statement) => statement.end <= code.length),
+  };
 }
 
 /** Line and column lookup in `code`, counting line breaks as TypeScript does. */

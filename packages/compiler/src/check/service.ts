@@ -1,12 +1,16 @@
 import type ts from 'typescript';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { Batcher } from './batch.js';
+import { collectBindings } from './bindings.js';
 import { sharedLibraries, type SharedLibraries } from './lib-files.js';
-import { prepareScript } from './script.js';
-import { MIXED_RESULT_CODE, type TypecheckDiagnostic, type Typechecker } from './types.js';
+import { prepareScript, type PreparedScript } from './script.js';
+import { BatchedSession, type CheckRequest, type CheckResult } from './session.js';
+import { MIXED_RESULT_CODE, type TypecheckDiagnostic, type Typechecker, type TypecheckSession } from './types.js';
 
 const ROOT = '/agent-spaces';
-const AGENT_FILE = `${ROOT}/agent.ts`;
 const DECLARATIONS_DIR = `${ROOT}/declarations`;
+/** The virtual path of the `index`th agent file of a batch. */
+const agentPath = (index: number) => `${ROOT}/agent-${index}.ts`;
 /**
  * Script versions are unique across every typechecker of the process: the document registry is shared, and a
  * per-instance version would hand a new typechecker another one's file of the same path (a rebuilt `.d.ts`).
@@ -20,14 +24,17 @@ interface VirtualFile {
 }
 
 /**
- * A {@link Typechecker} over one TypeScript language service whose host serves the agent file and the declarations
+ * A {@link Typechecker} over one TypeScript language service whose host serves the agent files and the declarations
  * from memory and the lib files from the installed typescript package (shared by all instances of the process).
+ * A batch of scripts is one program: one agent file per script, each checked with its own `getSemanticDiagnostics`.
  */
 export class ServiceTypechecker implements Typechecker {
   readonly #ts: typeof ts;
   readonly #libs: SharedLibraries;
   readonly #files = new Map<string, VirtualFile>();
   readonly #service: ts.LanguageService;
+  readonly #batches = new Batcher<CheckRequest, CheckResult>((requests) => this.#checkAll(requests));
+  #agentFiles = 0;
   #projectVersion = 0;
   #declarationDiagnostics: TypecheckDiagnostic[] | undefined;
   #disposed = false;
@@ -36,70 +43,52 @@ export class ServiceTypechecker implements Typechecker {
     this.#ts = typescript;
     this.#libs = sharedLibraries(typescript);
     this.setDeclarations(declarations);
-    this.#setFile(AGENT_FILE, '');
     this.#service = typescript.createLanguageService(this.#host(), this.#libs.registry);
   }
 
   check(code: string): TypecheckDiagnostic[] {
-    this.#assertOpen();
-    const declarationDiagnostics = this.#declarationsDiagnostics();
-    const script = prepareScript(this.#ts, code);
-    this.#setFile(AGENT_FILE, script.text);
-    // Like tsc: semantic diagnostics only once the code parses.
-    const syntactic = this.#service.getSyntacticDiagnostics(AGENT_FILE);
-    const raw = syntactic.length > 0 ? syntactic : this.#service.getSemanticDiagnostics(AGENT_FILE);
-    const mixed = script.mixedExportDefaults.map((position) => ({
-      code: MIXED_RESULT_CODE,
-      category: 'error' as const,
-      message: "This script also has a top-level 'return': give its result with either 'export default' or 'return', not both.",
-      ...script.locate(position),
-    }));
-    const own = raw.map((d) => ({
-      code: d.code,
-      category: this.#category(d),
-      message: this.#message(d),
-      ...script.locate(d.start ?? 0),
-    }));
-    return [...declarationDiagnostics, ...[...mixed, ...own].sort((a, b) => a.line - b.line || a.column - b.column)];
+    return this.#checkAll([{ code }])[0]!.diagnostics;
   }
 
-  sessionBindings(code: string): Map<string, string> {
+  async checkBatched(code: string): Promise<TypecheckDiagnostic[]> {
+    return (await this.#batches.submit({ code })).diagnostics;
+  }
+
+  createSession(): TypecheckSession {
+    this.#assertOpen();
+    return new BatchedSession((request) => this.#batches.submit(request));
+  }
+
+  /**
+   * Checks the scripts together, in one program, and answers each in order. Bindings are declared after a
+   * script's code; problems inside them are left out (a binding whose type does not resolve is then as good as
+   * `any`). Code that does not parse is checked again without them, so its syntax errors are its own.
+   */
+  #checkAll(requests: readonly CheckRequest[]): CheckResult[] {
     this.#assertOpen();
     const typescript = this.#ts;
-    this.#setFile(AGENT_FILE, prepareScript(typescript, code).text);
-    const program = this.#service.getProgram();
-    const file = program?.getSourceFile(AGENT_FILE);
-    if (!program || !file) return new Map();
-    const checker = program.getTypeChecker();
-    const main = file.statements.find((s): s is ts.FunctionDeclaration => typescript.isFunctionDeclaration(s) && s.name?.text === '__main__');
-    const statements = main?.body?.statements ?? file.statements;
-    const names: ts.Identifier[] = [];
-    const collect = (name: ts.BindingName): void => {
-      if (typescript.isIdentifier(name)) names.push(name);
-      else for (const element of name.elements) if (!typescript.isOmittedExpression(element)) collect(element.name);
-    };
-    for (const statement of statements) {
-      if (typescript.isVariableStatement(statement)) statement.declarationList.declarations.forEach((d) => collect(d.name));
-      else if ((typescript.isFunctionDeclaration(statement) || typescript.isClassDeclaration(statement)) && statement.name) names.push(statement.name);
+    const declarationDiagnostics = this.#declarationsDiagnostics();
+    const scripts = requests.map((request) => prepareScript(typescript, request.code, request.bindings));
+    this.#setAgentFiles(scripts.map((script) => script.text));
+    const results: (CheckResult | undefined)[] = scripts.map((script, i) => {
+      const path = agentPath(i);
+      // Like tsc: semantic diagnostics only once the code parses.
+      const syntactic = this.#service.getSyntacticDiagnostics(path);
+      if (syntactic.length > 0 && script.bindingsStart < script.text.length) return undefined;
+      const raw =
+        syntactic.length > 0 ? syntactic : this.#service.getSemanticDiagnostics(path).filter((d) => (d.start ?? 0) < script.bindingsStart);
+      const diagnostics = [...declarationDiagnostics, ...this.#located(script, raw)];
+      if (!requests[i]!.collectBindings) return { diagnostics, bindings: new Map() };
+      const program = this.#service.getProgram()!;
+      const file = program.getSourceFile(path)!;
+      return { diagnostics, bindings: collectBindings(typescript, program.getTypeChecker(), file, script.statements(file)) };
+    });
+    const unparsed = results.flatMap((result, i) => (result ? [] : [i]));
+    if (unparsed.length > 0) {
+      const again = this.#checkAll(unparsed.map((i) => ({ ...requests[i]!, bindings: new Map() })));
+      unparsed.forEach((i, k) => (results[i] = again[k]));
     }
-    const flags = typescript.TypeFormatFlags.NoTruncation | typescript.TypeFormatFlags.UseFullyQualifiedType;
-    const bindings = new Map(names.map((name) => [name.text, checker.typeToString(checker.getTypeAtLocation(name), undefined, flags)]));
-    // Keep only types that mean the same outside the script: check them in a scratch declaration file.
-    const entries = [...bindings];
-    const scratch = `${DECLARATIONS_DIR}/__session_bindings__.d.ts`;
-    this.#setFile(scratch, entries.map(([, type], i) => `declare var __binding${i}: ${type};`).join('\n'));
-    try {
-      const scratchFile = this.#service.getProgram()?.getSourceFile(scratch);
-      for (const d of [...this.#service.getSyntacticDiagnostics(scratch), ...this.#service.getSemanticDiagnostics(scratch)]) {
-        if (!scratchFile || d.start === undefined) continue;
-        const [name] = entries[typescript.getLineAndCharacterOfPosition(scratchFile, d.start).line] ?? [];
-        if (name !== undefined) bindings.set(name, 'any');
-      }
-    } finally {
-      this.#files.delete(scratch);
-      this.#projectVersion++;
-    }
-    return bindings;
+    return results as CheckResult[];
   }
 
   setDeclarations(declarations: ReadonlyMap<string, string>): void {
@@ -107,11 +96,8 @@ export class ServiceTypechecker implements Typechecker {
     const next = new Map<string, string>();
     for (const [name, text] of declarations) next.set(declarationPath(name, text), text);
     const before = this.#projectVersion;
-    for (const path of this.#files.keys()) {
-      if (path !== AGENT_FILE && !next.has(path)) {
-        this.#files.delete(path);
-        this.#projectVersion++;
-      }
+    for (const path of this.#declarationPaths()) {
+      if (!next.has(path)) this.#deleteFile(path);
     }
     for (const [path, text] of next) this.#setFile(path, text);
     if (this.#projectVersion !== before) this.#declarationDiagnostics = undefined;
@@ -130,16 +116,32 @@ export class ServiceTypechecker implements Typechecker {
     return this.#service.getProgram();
   }
 
+  /** The script's own diagnostics and its mixed-result errors, at the agent's lines and columns, in order. */
+  #located(script: PreparedScript, raw: readonly ts.Diagnostic[]): TypecheckDiagnostic[] {
+    const mixed = script.mixedExportDefaults.map((position) => ({
+      code: MIXED_RESULT_CODE,
+      category: 'error' as const,
+      message: "This script also has a top-level 'return': give its result with either 'export default' or 'return', not both.",
+      ...script.locate(position),
+    }));
+    const own = raw.map((d) => ({
+      code: d.code,
+      category: this.#category(d),
+      message: this.#message(d),
+      ...script.locate(d.start ?? 0),
+    }));
+    return [...mixed, ...own].sort((a, b) => a.line - b.line || a.column - b.column);
+  }
+
   /**
-   * Problems inside the declarations, each on line 1 naming the file. They are computed with an empty agent file,
-   * so they do not depend on agent code and hold until the declarations change.
+   * Problems inside the declarations, each on line 1 naming the file. They are computed without agent files, so
+   * they do not depend on agent code and hold until the declarations change.
    */
   #declarationsDiagnostics(): TypecheckDiagnostic[] {
     if (this.#declarationDiagnostics) return this.#declarationDiagnostics;
-    this.#setFile(AGENT_FILE, '');
+    this.#setAgentFiles([]);
     const diagnostics: TypecheckDiagnostic[] = [];
-    for (const path of this.#files.keys()) {
-      if (path === AGENT_FILE) continue;
+    for (const path of this.#declarationPaths()) {
       const name = path.slice(DECLARATIONS_DIR.length + 1);
       const raw = [...this.#service.getSyntacticDiagnostics(path), ...this.#service.getSemanticDiagnostics(path)];
       for (const d of raw) {
@@ -156,6 +158,21 @@ export class ServiceTypechecker implements Typechecker {
     }
     this.#declarationDiagnostics = diagnostics;
     return diagnostics;
+  }
+
+  /** Makes `texts` the agent files, one per script of a batch; the files of a larger previous batch go. */
+  #setAgentFiles(texts: readonly string[]): void {
+    texts.forEach((text, i) => this.#setFile(agentPath(i), text));
+    for (let i = texts.length; i < this.#agentFiles; i++) this.#deleteFile(agentPath(i));
+    this.#agentFiles = texts.length;
+  }
+
+  #declarationPaths(): string[] {
+    return [...this.#files.keys()].filter((path) => path.startsWith(`${DECLARATIONS_DIR}/`));
+  }
+
+  #deleteFile(path: string): void {
+    if (this.#files.delete(path)) this.#projectVersion++;
   }
 
   #setFile(path: string, text: string): void {

@@ -22,20 +22,39 @@ export interface TypecheckerOptions {
   declarations: ReadonlyMap<string, string>;
 }
 
-/** Typechecks agent code with one reused TypeScript language service. */
+/**
+ * Typechecks agent code with one reused TypeScript language service. Checks asked for with {@link checkBatched} or
+ * through a session are checked together: each script is its own file of one program.
+ */
 export interface Typechecker {
-  /** Diagnostics of `code` (empty when it typechecks); repeated checks reuse the parsed libs and declarations. */
+  /** Diagnostics of `code` (empty when it typechecks), checked now and alone. */
   check(code: string): TypecheckDiagnostic[];
   /**
-   * The top-level bindings `code` declares, each with the type TypeScript infers for it (`string`,
-   * `import("@capabilities/train-schedule").Trip[]`), for a session to declare as globals of its next runs. A type
-   * that cannot be written outside the script (a local class or interface) becomes `any`.
+   * Diagnostics of `code`, checked in one program with every other batched check asked for in the same turn of the
+   * event loop or while the previous batch ran. A check alone is not delayed: it runs at the end of this turn.
    */
-  sessionBindings(code: string): Map<string, string>;
+  checkBatched(code: string): Promise<TypecheckDiagnostic[]>;
+  /** A session's view of this typechecker: its checks also see the top-level bindings of its earlier runs. */
+  createSession(): TypecheckSession;
   /** Replaces the declarations, e.g. after the capabilities were rebuilt. */
   setDeclarations(declarations: ReadonlyMap<string, string>): void;
-  /** Frees the language service; the typechecker cannot be used afterwards. */
+  /** Frees the language service; the typechecker cannot be used afterwards, and batched checks still queued fail. */
   dispose(): void;
+}
+
+/**
+ * The checks of one session, batched with all others of the typechecker. The session's top-level bindings (each
+ * with the type TypeScript inferred; `any` when the type cannot be written outside its script) are declared in its
+ * own checked file only, never seen by another session.
+ */
+export interface TypecheckSession {
+  /** Diagnostics of `code` with the bindings of the session's earlier runs declared; waits for {@link remember}. */
+  check(code: string): Promise<TypecheckDiagnostic[]>;
+  /**
+   * Records the top-level bindings of `code`, which ran in this session, for its next checks. The bindings found by
+   * the check of the same code are reused; code that was not checked is checked for them.
+   */
+  remember(code: string): Promise<void>;
 }
 
 /** Code of the diagnostic for a script that mixes `export default` with a top-level `return`. */

@@ -13,6 +13,15 @@ const RESERVED_WORDS = new Set([
   'while', 'with', 'yield',
 ]);
 
+/**
+ * Names the generated proxy module cannot give a function or a capability object, and why: they get a `_` like
+ * reserved words (`call` → `call_`), and the build says so (see `checkCapabilityNames`).
+ */
+export const PROXY_NAMES: ReadonlyMap<string, string> = new Map([
+  ['call', 'the proxy module imports the bridge function under that name'],
+  ['then', 'a member or export named then makes the capability object and its module thenables, which await unwraps'],
+]);
+
 /** Type names a generated declaration must not shadow (TypeScript keywords and common global types). */
 const RESERVED_TYPE_NAMES = new Set([
   'any', 'bigint', 'boolean', 'never', 'number', 'object', 'string', 'symbol', 'unknown', 'void', 'undefined',
@@ -72,13 +81,14 @@ export function isModuleId(id: string): boolean {
 
 /**
  * A binding name for generated code: camelCase, `_` in front of a leading digit, `_` after a reserved word
- * (`delete` → `delete_`), `_` for a name with no letters or digits at all.
+ * (`delete` → `delete_`) or a name of the proxy module ({@link PROXY_NAMES}: `call` → `call_`), `_` for a name with
+ * no letters or digits at all.
  */
 export function identifier(name: string): string {
   const camel = camelCase(name);
   if (camel === '') return '_';
   if (/^[0-9]/.test(camel)) return `_${camel}`;
-  return RESERVED_WORDS.has(camel) ? `${camel}_` : camel;
+  return RESERVED_WORDS.has(camel) || PROXY_NAMES.has(camel) ? `${camel}_` : camel;
 }
 
 /** A type name for generated code: PascalCase, sanitized like {@link identifier}, never a built-in type's name. */

@@ -3,7 +3,7 @@
  * `required: true` moved into `required` arrays) and name checks across functions and capabilities.
  */
 import { isRecord, type CapabilityIR, type Diagnostic, type JsonSchema, type ObjectSchema } from '@agent-spaces/capabilities';
-import { isIdentifierName, isModuleId } from './names.js';
+import { PROXY_NAMES, isIdentifierName, isModuleId } from './names.js';
 
 type SchemaObject = Record<string, unknown>;
 
@@ -73,7 +73,8 @@ function collision(file: string, pointer: string | undefined, message: string): 
 
 /**
  * Problems with the names of one capability: an id that is not kebab-case, an export name that is not an
- * identifier, and two functions (or a function and the capability object) that became the same identifier.
+ * identifier, two functions (or a function and the capability object) that became the same identifier; and a
+ * warning for each name renamed because the proxy module cannot use it ({@link PROXY_NAMES}).
  */
 export function checkCapabilityNames(capability: CapabilityIR): Diagnostic[] {
   const { file } = capability.source;
@@ -84,9 +85,19 @@ export function checkCapabilityNames(capability: CapabilityIR): Diagnostic[] {
   if (!isIdentifierName(capability.exportName)) {
     diagnostics.push({ code: 'INVALID_DEFINITION', severity: 'error', file, message: `export name ${JSON.stringify(capability.exportName)} is not an identifier` });
   }
+  const renamed = PROXY_NAMES.get(capability.exportName.slice(0, -1));
+  if (renamed && capability.exportName.endsWith('_')) {
+    diagnostics.push({ code: 'NAME_COLLISION', severity: 'warning', file, message: `capability ${JSON.stringify(capability.sourceName)} is exported as ${capability.exportName}: ${renamed}` });
+  }
   const seen = new Map<string, { sourceName: string; pointer: string }>();
   capability.functions.forEach((fn, index) => {
     const pointer = fn.pointer ?? `/functions/${index}`;
+    const why = fn.name.endsWith('_') ? PROXY_NAMES.get(fn.name.slice(0, -1)) : undefined;
+    if (why) diagnostics.push({ code: 'NAME_COLLISION', severity: 'warning', file, pointer, message: `function ${JSON.stringify(fn.sourceName)} is exported as ${fn.name}: ${why}` });
+    // A handler module exports each handler under its source name: an export named then makes the module a thenable.
+    if (fn.sourceName === 'then' && capability.executor.kind === 'module' && capability.executor.export === undefined) {
+      diagnostics.push(collision(file, pointer, 'function "then" cannot be a handler module export: the module would be a thenable, which import() unwraps; rename the function'));
+    }
     const earlier = seen.get(fn.name);
     if (earlier) {
       diagnostics.push(collision(file, pointer, `functions ${JSON.stringify(earlier.sourceName)} (#${earlier.pointer}) and ${JSON.stringify(fn.sourceName)} (#${pointer}) both become ${fn.name}`));

@@ -1,7 +1,8 @@
 import { basename, extname, join } from 'node:path';
 import { isRecord, type CapabilityIR, type CompileErrorCode, type Diagnostic, type FunctionIR } from '@agent-spaces/capabilities';
-import { bundleModule, formatBuildError, importCode } from '../bundle.js';
+import { bundleModule, formatBuildError } from '../bundle.js';
 import { identifier, kebabCase } from '../ir/names.js';
+import { loadDefinitions } from './define-tool/load.js';
 import { extractDefinitionTypes, registerTypeSource, type DefinitionTypes } from './define-tool/return-types.js';
 import { paramsToSchema, pointerJoin, readConfig, type Report } from './define-tool/shorthand.js';
 import type { SourceReader, SourceResult } from './types.js';
@@ -22,8 +23,9 @@ export interface ExportedDefinition {
 
 /**
  * Reads a TypeScript/JavaScript file exporting `defineTool({ ... })` values. The file is bundled with esbuild
- * (the bundle becomes each capability's `host.mjs`) and imported to read the definitions; return types come from
- * the TypeScript compiler API. Never throws: problems are diagnostics.
+ * (the bundle becomes each capability's `host.mjs`) and imported in a child process with a time limit to read the
+ * definitions (`SOURCE_UNREADABLE` when importing throws or ends the process, `TIMEOUT` when it hangs); return types
+ * come from the TypeScript compiler API. Never throws: problems are diagnostics.
  */
 export const readDefineToolSource: SourceReader = async (file, context) => {
   const result: SourceResult = { capabilities: [], diagnostics: [], inputs: [file], hostModules: {} };
@@ -35,7 +37,6 @@ export const readDefineToolSource: SourceReader = async (file, context) => {
   // resurfaces (and is reported) when the types are read.
   const typesReady = registerTypeSource(file).catch(() => undefined);
   let code: string;
-  let namespace: Record<string, unknown>;
   try {
     const bundle = await bundleModule(file);
     code = bundle.code;
@@ -44,14 +45,12 @@ export const readDefineToolSource: SourceReader = async (file, context) => {
     diagnostic('SOURCE_UNREADABLE', `cannot bundle ${relativeFile}: ${formatBuildError(error)}`);
     return result;
   }
-  try {
-    namespace = await importCode(code, join(context.outDir, '.tmp'), basename(file));
-  } catch (error) {
-    diagnostic('SOURCE_UNREADABLE', `importing ${relativeFile} threw: ${error instanceof Error ? error.message : String(error)}`);
+  const loaded = await loadDefinitions(code, join(context.outDir, '.tmp'), relativeFile, context.loadTimeoutMs);
+  if (!loaded.ok) {
+    diagnostic(loaded.code, loaded.message);
     return result;
   }
-
-  const definitions = findDefinitions(namespace);
+  const definitions = findDefinitions(loaded.namespace);
   if (definitions.length === 0) {
     diagnostic('INVALID_DEFINITION', `${relativeFile} exports no defineTool({ name, functions }) value`);
     return result;

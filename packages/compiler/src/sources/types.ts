@@ -22,6 +22,8 @@ export interface SourceContext {
   relative(file: string): string;
   /** Fetch remote inputs (OpenAPI specs) again, ignoring cached copies (`capabilities build --refresh`). */
   refresh?: boolean;
+  /** How long importing one `defineTool()` file may take (default 10 000 ms); past it the source fails `TIMEOUT`. */
+  loadTimeoutMs?: number;
 }
 
 /** Reads one definition file (absolute path) into capability IR; reports problems as diagnostics, never throws. */

@@ -6,19 +6,24 @@ import type { TranspiledScript } from '../assemble.js';
  * service (about 13 MiB of RSS and a process per sandbox process).
  */
 
-const scripts = new Map<string, TranspiledScript>();
+/** Scripts of the runs going on, by code, with how many runs use each (runs of several sessions may share code). */
+const scripts = new Map<string, { script: TranspiledScript; runs: number }>();
 
-/** Hands over the script the parent made of `code`, for the run about to start. */
-export function provideScript(code: string, script: TranspiledScript): void {
-  scripts.set(code, script);
+/** Hands over the script the parent made of `code` for a run about to start; the run calls the result once it is over. */
+export function provideScript(code: string, script: TranspiledScript): () => void {
+  const entry = scripts.get(code) ?? { script, runs: 0 };
+  entry.runs++;
+  scripts.set(code, entry);
+  return () => {
+    if (--entry.runs === 0 && scripts.get(code) === entry) scripts.delete(code);
+  };
 }
 
-/** The script provided for `code`, taken once. */
+/** The script provided for `code`, while a run of it is going on. */
 export async function transpileAsync(code: string): Promise<TranspiledScript> {
-  const script = scripts.get(code);
-  if (!script) throw new Error('the host sent no script for this run');
-  scripts.delete(code);
-  return script;
+  const entry = scripts.get(code);
+  if (!entry) throw new Error('the host sent no script for this run');
+  return entry.script;
 }
 
 /** Nothing to warm: the parent transpiles. */

@@ -1,18 +1,20 @@
 // The entry of a sandbox process (forked by SandboxProcess): hosts an in-process Sandbox and talks to its parent over
-// the IPC channel (./protocol.ts). One run at a time; a session's runs go to the one session this process holds.
+// the IPC channel (./protocol.ts). A pooled process takes one plain run at a time; a session process hosts many
+// sessions, each its own isolate and context, whose runs go on side by side.
 // Bundled with esbuild (./child-entry.ts): at build time into dist/, from the sources on first use. The parent
 // transpiles agent code: each run comes with its script (./child-transpile.ts stands in for the transpiler).
 import type { CallOutcome, HostPort } from '@agent-spaces/capabilities';
+import { failed } from '../sandbox/outcome.js';
 import { Sandbox, type RunOptions, type SandboxSession } from '../sandbox/sandbox.js';
 import { provideScript } from './child-transpile.js';
-import type { FromChild, Script, ToChild } from './protocol.js';
+import type { FromChild, ToChild } from './protocol.js';
 
 const send = (message: FromChild): void => {
   process.send!(message);
 };
 
 let sandbox: Sandbox | undefined;
-let session: SandboxSession | undefined;
+const sessions = new Map<string, SandboxSession>();
 /** Runs going on, by id: the abort of each and the resolvers of its calls in flight. */
 const runs = new Map<number, { controller: AbortController; calls: Map<number, (outcome: CallOutcome) => void> }>();
 let lastCallId = 0;
@@ -30,6 +32,13 @@ process.on('message', (message: ToChild) => {
       break;
     case 'run':
       void run(message);
+      break;
+    case 'open':
+      if (sandbox && !sessions.has(message.session)) sessions.set(message.session, sandbox.createSession());
+      break;
+    case 'close':
+      void sessions.get(message.session)?.close();
+      sessions.delete(message.session);
       break;
     case 'outcome': {
       const calls = runs.get(message.runId)?.calls;
@@ -50,17 +59,14 @@ process.on('message', (message: ToChild) => {
 async function init({ modules, limits, warmUp }: Extract<ToChild, { kind: 'init' }>): Promise<void> {
   sandbox = new Sandbox({ modules, limits });
   // One run makes everything warm: the isolate, the prelude's code cache, the runtime's code, the next context.
-  await sandbox.run(take(warmUp), { port: { call: async () => ({ ok: false, error: { code: 'INTERNAL', message: 'warm-up' } }) } });
+  const done = provideScript(warmUp.code, warmUp.transpiled);
+  await sandbox.run(warmUp.code, { port: { call: async () => ({ ok: false, error: { code: 'INTERNAL', message: 'warm-up' } }) } });
+  done();
   send({ kind: 'ready' });
 }
 
-function take({ code, transpiled }: Script): string {
-  provideScript(code, transpiled);
-  return code;
-}
-
-async function run({ runId, script, limits, session: inSession }: Extract<ToChild, { kind: 'run' }>): Promise<void> {
-  const code = take(script);
+async function run({ runId, script, limits, session: sessionId }: Extract<ToChild, { kind: 'run' }>): Promise<void> {
+  const { code } = script;
   const controller = new AbortController();
   const calls = new Map<number, (outcome: CallOutcome) => void>();
   runs.set(runId, { controller, calls });
@@ -73,7 +79,12 @@ async function run({ runId, script, limits, session: inSession }: Extract<ToChil
       }),
   };
   const options: RunOptions = { port, signal: controller.signal, limits, onLog: (entry) => send({ kind: 'log', runId, entry }) };
-  const outcome = inSession ? await (session ??= sandbox!.createSession()).run(code, options) : await sandbox!.run(code, options);
+  const target = sessionId === undefined ? sandbox : sessions.get(sessionId);
+  const done = provideScript(code, script.transpiled);
+  const outcome = target
+    ? await target.run(code, options)
+    : failed({ code: 'SESSION_CLOSED', message: `Session ${String(sessionId)} is not open in this process` }, performance.now());
+  done();
   runs.delete(runId);
   const rssBytes = process.memoryUsage.rss();
   try {

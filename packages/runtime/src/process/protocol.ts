@@ -16,8 +16,12 @@ export type ToChild =
   | { kind: 'init'; modules: ReadonlyMap<string, string>; limits: RunLimits; warmUp: Script }
   /** The modules changed (`setModules`); runs sent later see them. */
   | { kind: 'modules'; modules: ReadonlyMap<string, string> }
-  /** Start a run of `script`, transpiled by the parent (`session`: in the child's one session, not a fresh context). */
-  | { kind: 'run'; runId: number; script: Script; limits: RunLimits; session: boolean }
+  /** Start a run of `script`, transpiled by the parent: in session `session`'s context, or in a fresh one without it. */
+  | { kind: 'run'; runId: number; script: Script; limits: RunLimits; session?: string }
+  /** Set up session `session` (its own isolate and context) for the runs sent to it later. */
+  | { kind: 'open'; session: string }
+  /** Close session `session`: its run going on ends, its isolate and context are freed. */
+  | { kind: 'close'; session: string }
   /** The outcome of call `callId` of run `runId`. */
   | { kind: 'outcome'; runId: number; callId: number; outcome: CallOutcome }
   /** The run's signal was aborted. */

@@ -7,9 +7,14 @@ import { aborted, failed, timeout, type RunOutcome } from '../sandbox/outcome.js
 import type { RunOptions } from '../sandbox/sandbox.js';
 import { parseFromChild, type FromChild, type Script, type ToChild } from './protocol.js';
 
-/** How long past its time limit a run's process may take to report the run's end before it is killed. */
+/** How long past its time limit (or its abort) a plain run's process may take to report the run's end before it is killed. */
 const GRACE_MS = 50;
-/** How long a process may take to answer the ping after a run before it is killed. */
+/**
+ * The same for a session's run. A session process hosts many sessions, whose work (new isolates, other runs) can
+ * delay the report: it is killed, with all its sessions, only when clearly frozen.
+ */
+const SESSION_GRACE_MS = 1_000;
+/** How long a pooled process may take to answer the ping after a run before it is killed. */
 const PING_MS = 250;
 /** How long a process may take to start (load the runtime, warm its isolate). */
 const START_MS = 15_000;
@@ -24,7 +29,7 @@ const OUTPUT_WAIT_MS = 50;
  */
 type CrashCause = 'memory' | 'crash' | 'protocol' | 'rss' | 'unresponsive';
 
-/** What a {@link SandboxProcess} tells whoever holds it (the pool, or the session it is pinned to). */
+/** What a {@link SandboxProcess} tells whoever holds it (the pool, or the sessions it hosts). */
 export interface ProcessOwner {
   /** The process can take a run: it started, or its last run is over and it answered the ping after it. */
   available(process: SandboxProcess): void;
@@ -35,6 +40,8 @@ export interface ProcessOwner {
 /** A run in a process, from the parent's side. */
 interface Run {
   runId: number;
+  /** The session the run belongs to, if any. */
+  session: string | undefined;
   limits: RunLimits;
   started: number;
   port: HostPort;
@@ -57,22 +64,27 @@ let lastRunId = 0;
 
 /**
  * One supervised sandbox process (`./child.ts`, forked with advanced serialization, `--no-node-snapshot` and an
- * environment without the host's variables). It runs one run at a time: forwards the run's calls to its
+ * environment without the host's variables). A pooled process is given one plain run at a time; a session process
+ * hosts sessions ({@link openSession}) whose runs go on side by side. For each run it forwards the calls to the run's
  * {@link HostPort} and its console lines to `onLog`, ends it at its time limit plus {@link GRACE_MS} (killing the
- * process) or at once on abort, and turns the process's death into `SANDBOX_CRASHED`. Every message from the child
- * is checked ({@link parseFromChild}, the run's id, its call and log limits); a breach kills it.
+ * process) or at once on abort, and turns the process's death into `SANDBOX_CRASHED` for every run it had. Every
+ * message from the child is checked ({@link parseFromChild}, the run's id, its call and log limits); a breach kills it.
  */
 export class SandboxProcess {
-  /** Told when the process becomes available or exits; the pool hands it to a session by replacing it. */
+  /** Told when the process becomes available or exits; the pool hands it to sessions by replacing it. */
   owner: ProcessOwner;
-  /** `starting` until ready; `settling` after a run, until the child answers a ping; `dead` once killed or exited. */
+  /**
+   * `starting` until ready; `busy` while runs go on; `settling` after a pooled process's run, until the child answers a
+   * ping; `dead` once killed or exited.
+   */
   state: 'starting' | 'idle' | 'busy' | 'settling' | 'dead' = 'starting';
   /** Resolves once the child has exited. */
   readonly exit: Promise<void>;
   readonly #child: ChildProcess;
   readonly #maxRssBytes: number;
   #output = '';
-  #run: Run | undefined;
+  readonly #runs = new Map<number, Run>();
+  /** The deadline of the start, then of the ping after a pooled process's run. */
   #timer: NodeJS.Timeout | undefined;
   /** What ended the process, once it is dead. */
   #death: WireError | undefined;
@@ -109,24 +121,27 @@ export class SandboxProcess {
   }
 
   /**
-   * Runs `script` in the process (which must be `idle`) under `limits`, counting time from `started`. Never rejects:
-   * a process that dies during the run ends it with `SANDBOX_CRASHED`, one that misses the time limit by
-   * {@link GRACE_MS} is killed and the run ends with `TIMEOUT`. `session`: the run goes to the child's session.
+   * Runs `script` in the process (started, and `idle` for a plain run) under `limits`, counting time from `started`.
+   * Never rejects: a process that dies during the run ends it with `SANDBOX_CRASHED`, one that misses the time limit
+   * by {@link GRACE_MS} is killed and the run ends with `TIMEOUT`. With `session`, the run goes to that session's
+   * context (opened with {@link openSession}), and the process may be late by {@link SESSION_GRACE_MS}.
    */
-  run(script: Script, limits: RunLimits, options: RunOptions, session: boolean, started: number): Promise<RunOutcome> {
+  run(script: Script, limits: RunLimits, options: RunOptions, session: string | undefined, started: number): Promise<RunOutcome> {
     if (this.state === 'dead') return Promise.resolve(failed(this.#death ?? { code: 'SANDBOX_CRASHED', message: 'The sandbox process is gone' }, started));
     this.state = 'busy';
     return new Promise((resolve) => {
       const signal = options.signal;
       const runId = ++lastRunId;
+      const graceMs = session === undefined ? GRACE_MS : SESSION_GRACE_MS;
       // The caller hears of an abort at once; the child gets a moment to end the run before it is killed.
       const onAbort = (): void => {
         this.#send({ kind: 'abort', runId });
         this.#finish(run, { ok: false, error: aborted(signal?.reason), cpuTimeMs: 0 });
-        run.timers.push(setTimeout(() => this.kill(aborted(signal?.reason)), GRACE_MS).unref());
+        run.timers.push(setTimeout(() => this.kill(aborted(signal?.reason)), graceMs).unref());
       };
       const run: Run = {
         runId,
+        session,
         limits,
         started,
         port: options.port,
@@ -140,11 +155,11 @@ export class SandboxProcess {
         timers: [],
         stopAbort: () => signal?.removeEventListener('abort', onAbort),
       };
-      this.#run = run;
+      this.#runs.set(runId, run);
       const left = Math.max(1, limits.timeoutMs - (performance.now() - started));
-      this.#send({ kind: 'run', runId, script, limits: { ...limits, timeoutMs: left }, session });
+      this.#send({ kind: 'run', runId, script, limits: { ...limits, timeoutMs: left }, ...(session === undefined ? {} : { session }) });
       // Not unref'd: a caller waiting for the run keeps the event loop alive until it ends.
-      run.timers.push(setTimeout(() => this.kill(timeout(limits)), left + GRACE_MS));
+      run.timers.push(setTimeout(() => this.kill(timeout(limits)), left + graceMs));
       if (signal?.aborted) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
     });
@@ -155,7 +170,18 @@ export class SandboxProcess {
     this.#send({ kind: 'modules', modules });
   }
 
-  /** Kills the process (SIGKILL); a run going on ends with `error`, and the owner hears `exited` with it. */
+  /** Sets up session `session` in the child (its own isolate and context) for the runs given to it later. */
+  openSession(session: string): void {
+    this.#send({ kind: 'open', session });
+  }
+
+  /** Closes session `session` in the child, which frees its isolate; its run going on ends at once with `error`. */
+  closeSession(session: string, error: WireError): void {
+    for (const run of this.#runs.values()) if (run.session === session) this.#finish(run, { ok: false, error, cpuTimeMs: 0 });
+    this.#send({ kind: 'close', session });
+  }
+
+  /** Kills the process (SIGKILL); runs going on end with `error`, and the owner hears `exited` with it. */
   kill(error: WireError): void {
     if (this.state === 'dead') return;
     this.state = 'dead';
@@ -183,8 +209,8 @@ export class SandboxProcess {
       case 'call':
       case 'log':
       case 'end': {
-        const run = this.#run;
-        if (run?.runId !== message.runId) return this.#breach(`a ${message.kind} for a run it is not running`);
+        const run = this.#runs.get(message.runId);
+        if (!run) return this.#breach(`a ${message.kind} for a run it is not running`);
         if (message.kind === 'call') this.#call(run, message);
         else if (message.kind === 'log') this.#log(run, message.entry);
         else this.#end(run, message);
@@ -203,7 +229,7 @@ export class SandboxProcess {
       pending = Promise.reject(error);
     }
     const deliver = (outcome: CallOutcome): void => {
-      if (this.#run !== run || run.done) return;
+      if (this.#runs.get(runId) !== run || run.done) return;
       try {
         this.#child.send({ kind: 'outcome', runId, callId, outcome } satisfies ToChild);
       } catch (error) {
@@ -244,7 +270,12 @@ export class SandboxProcess {
       const mb = Math.round(rssBytes / 1024 / 1024);
       return this.kill({ code: 'SANDBOX_CRASHED', message: `The sandbox process was recycled: its RSS (${mb} MiB) passed the ceiling`, data: { cause: 'rss' satisfies CrashCause } });
     }
-    // The next run waits until the child has shown its event loop is free.
+    if (run.session !== undefined) {
+      // A session process takes runs whenever its sessions send them: its child checks each session's isolate itself.
+      if (this.#runs.size === 0) this.state = 'idle';
+      return;
+    }
+    // A pooled process is available again once the child has shown its event loop is free.
     this.state = 'settling';
     this.#send({ kind: 'ping' });
     this.#timer = setTimeout(() => this.kill({ code: 'SANDBOX_CRASHED', message: 'The sandbox process stopped answering', data: { cause: 'unresponsive' satisfies CrashCause } }), PING_MS).unref();
@@ -263,19 +294,18 @@ export class SandboxProcess {
   /** The child is done with `run`: its timers stop. */
   #settle(run: Run): void {
     for (const timer of run.timers) clearTimeout(timer);
-    if (this.#run === run) this.#run = undefined;
+    this.#runs.delete(run.runId);
   }
 
   #breach(what: string): void {
     this.kill({ code: 'SANDBOX_CRASHED', message: `The sandbox process broke the protocol (${what}) and was stopped`, data: { cause: 'protocol' satisfies CrashCause } });
   }
 
-  /** The process is gone: the run going on ends with `error`, and the owner hears of it. */
+  /** The process is gone: the runs going on end with `error`, and the owner hears of it. */
   #ended(error: WireError): void {
     this.#death = error;
     clearTimeout(this.#timer);
-    const run = this.#run;
-    if (run) {
+    for (const run of [...this.#runs.values()]) {
       this.#finish(run, { ok: false, error, cpuTimeMs: 0 });
       this.#settle(run);
     }

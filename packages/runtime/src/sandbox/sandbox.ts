@@ -24,6 +24,23 @@ export interface RunOptions {
   onLog?: (entry: { level: LogLevel; message: string; timestamp: string }) => void;
   /** Limits of this run only (`memoryMb` is fixed for a session). */
   limits?: Partial<RunLimits>;
+  /**
+   * Who the run is for (an MCP client's id): a `ProcessSandbox` shares its processes fairly between owners, and
+   * runs without one count as one shared owner. The in-process {@link Sandbox} ignores it.
+   */
+  owner?: string;
+}
+
+/** Options of `SandboxHost.createSession`. */
+export interface SessionOptions {
+  /** Who the session is for: a `ProcessSandbox` packs a new session with the owner's others. Ignored in-process. */
+  owner?: string;
+}
+
+/** What a sandbox holds right now: sandbox processes alive (none in-process) and sessions open. */
+export interface SandboxStats {
+  processes: number;
+  sessions: number;
 }
 
 /**
@@ -76,7 +93,10 @@ export class Sandbox {
     return closedDuring(executed, this.#closed, 'SPACE_CLOSED');
   }
 
-  /** A session: one context (in its own isolate) whose top-level declarations carry over from run to run. */
+  /**
+   * A session: one context (in its own isolate) whose top-level declarations carry over from run to run. Takes no
+   * {@link SessionOptions}: the owner only places sessions in processes.
+   */
   createSession(): SandboxSession {
     if (this.#closed) throw new AgentSpacesError('SPACE_CLOSED', 'The sandbox is closed');
     const session = new SandboxSession(this.#limits, () => this.#modules, (s) => this.#sessions.delete(s));
@@ -87,6 +107,11 @@ export class Sandbox {
   /** Replaces the importable modules (after a rebuild); runs that start later see the new sources. */
   setModules(modules: ReadonlyMap<string, string>): void {
     this.#modules = checkModules(modules);
+  }
+
+  /** Sessions open; `processes` is always 0 (everything runs in this process). */
+  stats(): SandboxStats {
+    return { processes: 0, sessions: this.#sessions.size };
   }
 
   /** Closes every session and disposes every isolate; runs still going end with `SPACE_CLOSED`. */

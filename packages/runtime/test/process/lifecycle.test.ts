@@ -139,7 +139,7 @@ describe('supervision', () => {
     const parentCode = [
       `const c = require('node:child_process').fork(process.argv[1], [], { serialization: 'advanced', execArgv: ['--no-node-snapshot'], stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });`,
       `c.send({ kind: 'init', modules: new Map(), limits: ${limits}, warmUp: ${await script('export default 0;')} });`,
-      `c.once('message', () => { c.send({ kind: 'run', runId: 1, script: ${await script('while (true) {}')}, limits: ${limits}, session: false }); console.log(c.pid); });`,
+      `c.once('message', () => { c.send({ kind: 'run', runId: 1, script: ${await script('while (true) {}')}, limits: ${limits} }); console.log(c.pid); });`,
     ].join('\n');
     const parent = spawn(process.execPath, ['-e', parentCode, await childEntry()], { stdio: ['ignore', 'pipe', 'inherit'] });
     const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
@@ -212,6 +212,7 @@ describe('bad options', () => {
     ['maxProcesses', 0],
     ['maxRssMb', -1],
     ['idleMs', 1.5],
+    ['sessionsPerProcess', 0],
   ] as const)('refuses %s: %j with CONFIG_INVALID naming the field', (field, value) => {
     expect(() => new ProcessSandbox({ modules: MODULES, [field]: value })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', data: { field } }));
   });

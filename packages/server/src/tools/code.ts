@@ -21,10 +21,10 @@ export function codeTools(spaceIds: readonly string[]): ToolSpec[] {
         required: ['code'],
         additionalProperties: false,
       },
-      async handler(args, { connection, signal }) {
+      async handler(args, { connection, runOptions }) {
         const { code, spaceId: id } = args as { code: string; spaceId?: string };
         const space = await connection.space(connection.definition(id));
-        return runResult(await space.run(code, { signal }));
+        return runResult(await space.run(code, runOptions));
       },
     },
     {

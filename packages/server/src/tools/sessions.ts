@@ -10,13 +10,13 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
     {
       name: 'create_session',
       description:
-        'Start a session: a sandbox context whose top-level declarations persist between send_code calls. Sessions are private to this client, ' +
-        'end after an idle timeout, and the least recently used one is closed when the server is at its session limit.',
+        'Start a session: a sandbox context whose top-level declarations persist between send_code calls. Sessions are private to this client ' +
+        'and end after an idle timeout; past a session limit this fails with TOO_MANY_SESSIONS (close one with close_session).',
       inputSchema: { type: 'object', properties: { ...spaceIdProperty(spaceIds) }, additionalProperties: false },
       async handler(args, { connection }) {
         const definition = connection.definition((args as { spaceId?: string }).spaceId);
         const space = await connection.space(definition);
-        const record = await connection.state.sessions.add(connection.id, definition.id, space.createSession());
+        const record = await connection.state.sessions.add(connection.id, definition.id, () => space.createSession());
         return toolResult(describe(record, connection.state.sessions));
       },
     },
@@ -32,9 +32,9 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
         required: ['sessionId', 'code'],
         additionalProperties: false,
       },
-      async handler(args, { connection, signal }) {
+      async handler(args, { connection, runOptions }) {
         const { sessionId: id, code } = args as { sessionId: string; code: string };
-        const result = await connection.state.sessions.run(connection.id, id, code, (session) => session.run(code, { signal }));
+        const result = await connection.state.sessions.run(connection.id, id, code, (session) => session.run(code, runOptions));
         return runResult(result, { sessionId: id });
       },
     },

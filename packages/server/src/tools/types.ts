@@ -1,12 +1,17 @@
 import type { JsonSchema, ObjectSchema } from '@agent-spaces/capabilities';
+import type { RunOptions } from '@agent-spaces/sdk';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Connection } from '../connection.js';
 
 /** What a tool handler is given besides its validated arguments. */
 export interface ToolContext {
   connection: Connection;
-  /** Aborted when the client cancels the call or disconnects. */
-  signal: AbortSignal;
+  /**
+   * The options of every run the tool starts: the call's `signal` (aborted when the client cancels the call or
+   * disconnects), its `onApproval` (this client, asked on this call's stream, withdrawn when the call ends) and, when
+   * the client gave a `progressToken`, the `onEvent` that sends the call's progress notifications.
+   */
+  runOptions: RunOptions;
 }
 
 /** One MCP tool of the server: what `tools/list` shows and the handler `tools/call` runs after validating arguments. */

@@ -21,10 +21,10 @@ export function userToolSpec(space: SpaceDefinition, tool: UserTool, baseDir: st
     name: tool.name,
     description: tool.description,
     inputSchema: tool.parameters,
-    async handler(args, { connection, signal }) {
+    async handler(args, { connection, runOptions }) {
       const code = await loadCode(tool, baseDir);
       const sandbox = await connection.space(space);
-      const run = await sandbox.run(await withInput(tool, code, args), { signal });
+      const run = await sandbox.run(await withInput(tool, code, args), runOptions);
       if (!run.ok) return toolError(run.error, { logs: run.logs.map(formatLog) });
       return toolResult(run.result ?? null);
     },

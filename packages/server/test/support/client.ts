@@ -3,13 +3,16 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
-/** How a test client answers elicitation requests; without it the client does not declare the capability. */
-export type ElicitAnswer = (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>;
+/**
+ * How a test client answers elicitation requests (`signal` aborts when the server withdraws the request); without it
+ * the client does not declare the capability.
+ */
+export type ElicitAnswer = (request: ElicitRequest, extra: { signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>;
 
 /** Configures a new SDK client, declaring form elicitation when `elicit` is given. */
 export function newClient(elicit?: ElicitAnswer): Client {
   const client = new Client({ name: 'agent-spaces-test', version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
-  if (elicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request));
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicit(request, extra));
   return client;
 }
 

@@ -1,0 +1,100 @@
+/** How `mcp serve` writes its log lines: one JSON object per line, or one human line. */
+export type LogFormat = 'json' | 'text';
+
+/** The formats {@link createServerLog} writes, for option checks. */
+export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text'];
+
+/** How much a logged event matters. */
+export type LogLevel = 'info' | 'warn' | 'error';
+
+/**
+ * What the server logs. `server.started` / `server.stopped` (transport, counts); `http.refused` (status, why);
+ * `client.connected` / `client.disconnected` (client id, reason); `client.reaped` (an HTTP client found gone: client id, why); `tool.called` (tool, client, request, session,
+ * duration_ms, ok, code); `session.created` / `session.ended` (session, client, space, reason).
+ */
+export type LogEvent =
+  | 'server.started'
+  | 'server.stopped'
+  | 'server.reloaded'
+  | 'http.refused'
+  | 'client.connected'
+  | 'client.disconnected'
+  | 'client.reaped'
+  | 'tool.called'
+  | 'session.created'
+  | 'session.ended';
+
+/**
+ * The fields of one log line. Only ids, names, durations, codes and counts: never params, results, code or secrets.
+ * Values are scalars by type, so no object can be logged whole; an `undefined` field is left out.
+ */
+export type LogFields = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** The server's structured log: one line per event. */
+export interface ServerLog {
+  /** Writes one line for `event` with `fields` (default level `info`). Never throws. */
+  event(event: LogEvent, fields?: LogFields, level?: LogLevel): void;
+}
+
+/** Options of {@link createServerLog}. */
+export interface ServerLogOptions {
+  format: LogFormat;
+  /** Where each line goes, without its newline (default: stderr, so stdout stays free for the stdio transport). */
+  write?: (line: string) => void;
+  /** The clock (default `() => new Date()`). */
+  now?: () => Date;
+}
+
+/** The log that writes nothing: the default of the server options. */
+export const silentLog: ServerLog = { event: () => undefined };
+
+/** Keys every line has; a field of the same name is dropped rather than replacing one. */
+const RESERVED = new Set(['time', 'level', 'event']);
+/** Longest string value written; a longer one (a hostile header, tool name) is cut, ending in `…`. */
+const MAX_VALUE_CHARS = 200;
+
+/**
+ * A log writing one line per event: `json` is `{"time","level","event",...fields}`; `text` is
+ * `<time> <level> <event> key=value …`, a value quoted as JSON when it holds spaces, quotes, `=` or control
+ * characters. Line and paragraph separators and C1 controls are escaped too, so every event stays on one line and
+ * no terminal escape gets through, whatever the client sent.
+ * @example
+ * const log = createServerLog({ format: 'json' });
+ * log.event('tool.called', { tool: 'execute', client: 'c1', request: 3, duration_ms: 12.5, ok: true });
+ */
+export function createServerLog(options: ServerLogOptions): ServerLog {
+  const write = options.write ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const now = options.now ?? (() => new Date());
+  return {
+    event(event, fields = {}, level = 'info') {
+      const kept: [string, string | number | boolean][] = [];
+      for (const [key, value] of Object.entries(fields)) {
+        if (value !== undefined && !RESERVED.has(key)) kept.push([key, typeof value === 'string' ? cut(value) : value]);
+      }
+      const time = now().toISOString();
+      const line =
+        options.format === 'json'
+          ? json({ time, level, event, ...Object.fromEntries(kept) })
+          : [time, level.padEnd(5), event, ...kept.map(([key, value]) => `${key}=${typeof value === 'string' && !plain(value) ? json(value) : String(value)}`)].join(' ');
+      try {
+        write(line);
+      } catch {
+        // A log that cannot be written (closed stderr) must not fail the request it describes.
+      }
+    },
+  };
+}
+
+/** JSON that also escapes what `JSON.stringify` leaves raw: C1 controls and the line and paragraph separators. */
+function json(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** True when `text` can stand unquoted in a text line. */
+function plain(text: string): boolean {
+  return text !== '' && !/[\s"=\\\p{C}]/u.test(text);
+}
+
+function cut(text: string): string {
+  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
+}

@@ -1,0 +1,157 @@
+import { readFileSync, unwatchFile, watchFile } from 'node:fs';
+import { join } from 'node:path';
+import { AgentSpacesError, OUTPUT_FILES, resolveOutDir } from '@agent-spaces/capabilities';
+import { createSpace, type SandboxStats, type Space, type SpaceOptions } from '@agent-spaces/sdk';
+import { buildCatalog, type Catalog } from './catalog.js';
+import type { SpaceDefinition } from './config.js';
+
+/** `createSpace()` options shared by every space of a server (name, capabilities and approvals are set per space or run). */
+export type SharedSpaceOptions = Omit<SpaceOptions, 'name' | 'capabilities' | 'onApproval'>;
+
+/** One `Space` of a space definition, made from one build. */
+interface Generation {
+  readonly space: Promise<Space>;
+  /** The space once created. */
+  ready: Space | undefined;
+  catalog: Promise<Catalog> | undefined;
+  /** Runs in flight and sessions open on it. */
+  users: number;
+  /** A newer build (or config) replaced it: it closes once its last user is done. */
+  retired: boolean;
+}
+
+/** How often the build's state file is looked at for a new build. */
+const BUILD_POLL_MS = 500;
+
+/**
+ * The spaces of a server, shared by every client: one `Space` (one sandbox, bridge, audit log and MCP client pool) per
+ * space definition, created on first use. Clients' runs and sessions are told apart by the run options (`owner`,
+ * `onApproval`), not by spaces of their own, so an idle client costs no sandbox.
+ *
+ * A new build of the output folder (its `build-state.json` changes) or {@link reload} retires the current spaces: later
+ * runs, sessions and searches get new ones, while runs and sessions already going keep theirs until they are done.
+ */
+export class SharedSpaces {
+  readonly #current = new Map<string, Generation>();
+  readonly #retired = new Set<Generation>();
+  readonly #stateFile: string;
+  readonly #onBuild: () => void;
+  #options: SharedSpaceOptions;
+  #buildState: string | undefined;
+  #closed = false;
+
+  /** Watches the build of `options` (its `rootDir` / `outDir`) until {@link close}. */
+  constructor(options: SharedSpaceOptions) {
+    this.#options = options;
+    this.#stateFile = join(resolveOutDir(options.rootDir ?? process.cwd(), options.outDir), OUTPUT_FILES.buildState);
+    this.#buildState = readState(this.#stateFile);
+    this.#onBuild = () => {
+      const state = readState(this.#stateFile);
+      if (state === this.#buildState) return;
+      this.#buildState = state;
+      this.reload();
+    };
+    watchFile(this.#stateFile, { interval: BUILD_POLL_MS, persistent: false }, this.#onBuild);
+  }
+
+  /** The options every space is created with. */
+  get options(): SharedSpaceOptions {
+    return this.#options;
+  }
+
+  /**
+   * The current space of `definition` (created on first use; a failed creation is retried next time), held until
+   * `release()` so that a reload does not close it under a run or a session.
+   */
+  async use(definition: SpaceDefinition): Promise<{ space: Space; release(): void }> {
+    const generation = this.#generation(definition);
+    generation.users++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      generation.users--;
+      this.#closeIfDone(generation);
+    };
+    try {
+      return { space: await generation.space, release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** The searchable functions of `definition`'s current space. */
+  async catalog(definition: SpaceDefinition): Promise<Catalog> {
+    const generation = this.#generation(definition);
+    if (!generation.catalog) {
+      const catalog = generation.space.then((space) => buildCatalog(space, this.#options));
+      generation.catalog = catalog;
+      catalog.catch(() => {
+        if (generation.catalog === catalog) generation.catalog = undefined;
+      });
+    }
+    return generation.catalog;
+  }
+
+  /** Retires every current space (optionally with new options): what starts later sees the new build or config. */
+  reload(options?: SharedSpaceOptions): void {
+    if (options) this.#options = options;
+    for (const generation of this.#current.values()) {
+      generation.retired = true;
+      this.#retired.add(generation);
+      this.#closeIfDone(generation);
+    }
+    this.#current.clear();
+  }
+
+  /** How many spaces are open: current ones, and retired ones still in use. */
+  get size(): number {
+    return this.#current.size + this.#retired.size;
+  }
+
+  /** Sandbox processes and sandbox sessions of every open space (current, and retired ones still in use). */
+  stats(): SandboxStats {
+    const open = [...this.#current.values(), ...this.#retired].flatMap((g) => (g.ready ? [g.ready.stats()] : []));
+    return { processes: open.reduce((sum, s) => sum + s.processes, 0), sessions: open.reduce((sum, s) => sum + s.sessions, 0) };
+  }
+
+  /** Stops watching the build and closes every space. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    unwatchFile(this.#stateFile, this.#onBuild);
+    const all = [...this.#current.values(), ...this.#retired];
+    this.#current.clear();
+    this.#retired.clear();
+    await Promise.all(all.map((g) => g.space.then((space) => space.close()).catch(() => undefined)));
+  }
+
+  #generation(definition: SpaceDefinition): Generation {
+    if (this.#closed) throw new AgentSpacesError('SPACE_CLOSED', 'The code-mode server is closed');
+    const current = this.#current.get(definition.id);
+    if (current) return current;
+    const space = createSpace({ ...this.#options, name: definition.id, ...(definition.capabilities ? { capabilities: definition.capabilities } : {}) });
+    const generation: Generation = { space, ready: undefined, catalog: undefined, users: 0, retired: false };
+    this.#current.set(definition.id, generation);
+    space.then(
+      (ready) => void (generation.ready = ready),
+      () => {
+        if (this.#current.get(definition.id) === generation) this.#current.delete(definition.id);
+      },
+    );
+    return generation;
+  }
+
+  #closeIfDone(generation: Generation): void {
+    if (!generation.retired || generation.users > 0 || !this.#retired.delete(generation)) return;
+    void generation.space.then((space) => space.close()).catch(() => undefined);
+  }
+}
+
+function readState(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
