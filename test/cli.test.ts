@@ -146,6 +146,9 @@ describe('agent-spaces', () => {
     const both = await cli('mcp', 'serve', '--stdio', '--port', '8080');
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('use either --stdio or --port, not both');
+    const perClient = await cli('mcp', 'serve', '--max-sessions-per-client', '0');
+    expect(perClient.code).toBe(2);
+    expect(perClient.stderr).toContain('--max-sessions-per-client must be an integer from 1 to 100000, got "0"');
   });
 
   it('names the config problem when the config is invalid', async () => {
