@@ -105,29 +105,32 @@ async function connect(url) {
 }
 
 const text = (result) => result.content?.[0]?.text ?? '';
+/** `promise`, or a rejection naming `step` after 60 s: a hang shows as an error of its step, not as a bench that never ends. */
+const step = (name, promise) =>
+  Promise.race([promise, sleep(60_000).then(() => Promise.reject(new Error(`${name}: no answer within 60 s`)))]);
 
 async function oneClient(url, i, leave) {
   const outcome = { ok: false, execute: NaN, sendCode: NaN, error: '' };
   let connection;
   try {
-    connection = await connect(url);
+    connection = await step('connect', connect(url));
     const { client } = connection;
-    const created = await client.callTool({ name: 'create_session', arguments: {} });
+    const created = await step('create_session', client.callTool({ name: 'create_session', arguments: {} }));
     if (created.isError) throw new Error(`create_session: ${text(created)}`);
     const { sessionId } = JSON.parse(text(created));
     let started = performance.now();
-    const sent = await client.callTool({ name: 'send_code', arguments: { sessionId, code: script(i, 'session') } });
+    const sent = await step('send_code', client.callTool({ name: 'send_code', arguments: { sessionId, code: script(i, 'session') } }));
     outcome.sendCode = performance.now() - started;
     if (sent.isError) throw new Error(`send_code: ${text(sent).slice(0, 200)}`);
     started = performance.now();
-    const executed = await client.callTool({ name: 'execute', arguments: { code: script(i, 'execute') } });
+    const executed = await step('execute', client.callTool({ name: 'execute', arguments: { code: script(i, 'execute') } }));
     outcome.execute = performance.now() - started;
     if (executed.isError) throw new Error(`execute: ${text(executed).slice(0, 200)}`);
     outcome.ok = true;
   } catch (error) {
     outcome.error = error instanceof Error ? error.message : String(error);
   } finally {
-    if (connection && leave === 'delete') await connection.transport.terminateSession().catch(() => undefined);
+    if (connection && leave === 'delete') await step('DELETE', connection.transport.terminateSession()).catch(() => undefined);
     await connection?.client.close().catch(() => undefined);
   }
   return outcome;
