@@ -9,6 +9,7 @@ import { basename, extname, relative, resolve } from 'node:path';
 import {
   AgentSpacesError,
   CAPABILITY_FILES,
+  CATALOG_VERSION,
   resolveOutDir,
   type CapabilityIR,
   type CompileErrorCode,
@@ -20,7 +21,15 @@ import { emitCatalog } from './emit/catalog.js';
 import { emitDeclarations } from './emit/declarations.js';
 import { emitMeta, emitSchemaFile } from './emit/manifest.js';
 import { emitProxy } from './emit/proxy.js';
-import { type CapabilityFiles, prepareOutput, removeCapability, removeStaging, writeCapability, writeIndexFiles } from './emit/write.js';
+import {
+  type CapabilityFiles,
+  checkSandboxDeclarations,
+  prepareOutput,
+  removeCapability,
+  removeStaging,
+  writeCapability,
+  writeIndexFiles,
+} from './emit/write.js';
 import { FileHashes, expandSources, forEachLimited, isUnchanged, toPosix } from './inputs.js';
 import { kebabCase } from './ir/names.js';
 import { checkCapabilityNames, findIdCollisions } from './ir/normalize.js';
@@ -48,6 +57,11 @@ export interface BuildOptions {
    * source fails with `TIMEOUT` and the build goes on.
    */
   loadTimeoutMs?: number;
+  /**
+   * Declaration files (name → text) of what the sandbox gives agent code besides the capabilities: `@agent-spaces/std`
+   * and its globals, as the SDK's `SANDBOX_DECLARATIONS`. Written for editors into the output folder's `types` root.
+   */
+  sandboxDeclarations?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -89,9 +103,14 @@ const READ_CONCURRENCY = 8;
 
 let version: Promise<string> | undefined;
 
-/** The compiler's package version, recorded in every `meta.json`; a different version rebuilds everything. */
-function compilerVersion(): Promise<string> {
-  version ??= readFile(new URL('../package.json', import.meta.url), 'utf8').then((text) => String((JSON.parse(text) as { version?: unknown }).version));
+/**
+ * The compiler's package version and the version of the output formats it writes (`catalog.json`), recorded in every
+ * `meta.json`: a different one rebuilds everything, so a build from before a format change is never kept as fresh.
+ */
+export function compilerVersion(): Promise<string> {
+  version ??= readFile(new URL('../package.json', import.meta.url), 'utf8').then(
+    (text) => `${String((JSON.parse(text) as { version?: unknown }).version)}+catalog.${CATALOG_VERSION}`,
+  );
   return version;
 }
 
@@ -132,6 +151,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
   if (typeof options.rootDir !== 'string' || !Array.isArray(options.sources)) {
     throw new AgentSpacesError('CONFIG_INVALID', 'buildCapabilities needs a rootDir string and a sources array', { key: 'sources' });
   }
+  checkSandboxDeclarations(options.sandboxDeclarations);
   const rootDir = resolve(options.rootDir);
   const outDir = resolveOutDir(rootDir, options.outDir);
   const rel = (file: string) => toPosix(relative(rootDir, file));
@@ -249,7 +269,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
   );
   await Promise.all([...removed].map((id) => removeCapability(outDir, id)));
   const records = [...previous.filter(({ id }) => !removed.has(id) && !built.has(id)), ...built.values()];
-  await writeIndexFiles(outDir, records.map(({ id }) => id));
+  await writeIndexFiles(outDir, records.map(({ id }) => id), options.sandboxDeclarations);
   await writeBuildState(outDir, records);
   await removeStaging(outDir);
 
@@ -308,7 +328,10 @@ function compileCapability(
 ): Omit<BuildProgress, 'durationMs'> & { record?: BuiltRecord } {
   const base = { id: capability.id, file: capability.source.file };
   if (hasErrors(diagnostics)) return { ...base, status: 'failed', diagnostics };
-  const declarations = emitDeclarations(capability);
+  // A module given whole (a sandbox-mode npm package) brings its own declarations and has no functions to declare.
+  const declarations = capability.module
+    ? { text: capability.module.declarations, diagnostics: [], functions: [], types: new Map<string, string>() }
+    : emitDeclarations(capability);
   diagnostics.push(...declarations.diagnostics);
   if (hasErrors(diagnostics)) return { ...base, status: 'failed', diagnostics };
   // Every params schema is compiled now, as the bridge will: one ajv cannot compile fails the build, not every call.
@@ -318,7 +341,7 @@ function compileCapability(
   const meta = emitMeta(capability, { compilerVersion: context.compiler, inputs, builtAt: new Date() });
   const files: CapabilityFiles = {
     [CAPABILITY_FILES.declarations]: declarations.text,
-    [CAPABILITY_FILES.proxy]: emitProxy(capability),
+    [CAPABILITY_FILES.proxy]: capability.module?.code ?? emitProxy(capability),
     [CAPABILITY_FILES.schema]: `${JSON.stringify(emitSchemaFile(capability), null, 2)}\n`,
     [CAPABILITY_FILES.meta]: `${JSON.stringify(meta, null, 2)}\n`,
     [CAPABILITY_FILES.catalog]: `${JSON.stringify(emitCatalog(capability, declarations))}\n`,

@@ -2,8 +2,9 @@ import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CapabilityMeta, CapabilitySchemaFile } from '@agent-spaces/capabilities';
+import { CATALOG_VERSION, type CapabilityMeta, type CapabilitySchemaFile } from '@agent-spaces/capabilities';
 import { buildCapabilities, listCapabilities, readDeclarations, type BuildProgress, type BuildReport } from '../src/index.js';
+import { CHECK_COMPILER_OPTIONS } from '../src/check/options.js';
 import { tempProject } from './helpers.js';
 
 const projects: Array<{ cleanup(): Promise<void> }> = [];
@@ -67,7 +68,15 @@ describe('buildCapabilities', () => {
     expect(schema).toEqual({ id: 'notes', functions: { addNote: { parameters: { type: 'object', properties: { text: { type: 'string' } } } } } });
     expect(await p.file('capabilities.d.ts')).toContain('/// <reference path="./capabilities/notes/index.d.ts" />\n/// <reference path="./capabilities/weather/index.d.ts" />\n');
     expect(await p.file('.gitignore')).toBe('*\n!README.md\n');
-    expect(JSON.parse(await p.file('tsconfig.json'))).toEqual({ compilerOptions: { paths: { '@capabilities/*': ['./capabilities/*/index.d.ts'] } } });
+    expect(JSON.parse(await p.file('tsconfig.json'))).toEqual({
+      compilerOptions: {
+        ...CHECK_COMPILER_OPTIONS,
+        typeRoots: ['./types'],
+        types: ['agent-spaces'],
+        paths: { '@capabilities/*': ['./capabilities/*/index.d.ts'] },
+      },
+    });
+    expect(await p.file('types/agent-spaces/index.d.ts')).toContain('/// <reference path="../../capabilities.d.ts" />\n');
   });
 
   it('skips unchanged sources, rebuilds a source whose file or handler module changed, and rebuilds all with force', async () => {
@@ -80,6 +89,19 @@ describe('buildCapabilities', () => {
     await p.write({ 'capabilities/notes.json': JSON.stringify({ ...notes, version: '2.0.1' }) });
     expect(statuses(await p.build())).toEqual(['notes built', 'weather unchanged']);
     expect(statuses(await p.build({ force: true }))).toEqual(['notes built', 'weather built']);
+  });
+
+  it('rebuilds, without force, what a compiler writing an older catalog format built', async () => {
+    const p = await project();
+    await p.build();
+    const state = JSON.parse(await p.file('build-state.json')) as { capabilities: { compilerVersion: string }[] };
+    expect(state.capabilities[0]!.compilerVersion).toMatch(/\+catalog\.\d+$/);
+    // As a build of the previous format left it: no format in the version, a version-1 catalog.json.
+    for (const record of state.capabilities) record.compilerVersion = record.compilerVersion.replace(/\+catalog\.\d+$/, '');
+    await writeFile(join(p.out, 'build-state.json'), JSON.stringify(state));
+    await writeFile(join(p.out, 'capabilities', 'notes', 'catalog.json'), JSON.stringify({ version: 1, functions: [], types: {} }));
+    expect(statuses(await p.build())).toEqual(['notes built', 'weather built']);
+    expect(JSON.parse(await p.file('capabilities/notes/catalog.json'))).toMatchObject({ version: CATALOG_VERSION });
   });
 
   it('finds unchanged sources from the meta.json files when build-state.json is gone, and rebuilds deleted output', async () => {
@@ -190,6 +212,21 @@ describe('reading the output', () => {
     await expect(readDeclarations(p.out, 'nope')).rejects.toMatchObject({ code: 'CAPABILITY_NOT_FOUND' });
     await expect(readDeclarations(p.out, '../notes')).rejects.toMatchObject({ code: 'CAPABILITY_NOT_FOUND' });
     expect(await listCapabilities(join(p.dir, 'no-output'))).toEqual([]);
+  });
+
+  it('writes the sandbox declarations it is given into the type root, and refuses a name that is not a plain .d.ts', async () => {
+    const p = await project();
+    const sandboxDeclarations = new Map([['globals.d.ts', 'declare const answer: 42;\n']]);
+    await buildCapabilities({ rootDir: p.dir, sources: ['capabilities/*'], sandboxDeclarations });
+    expect(await p.file('types/agent-spaces/globals.d.ts')).toBe('declare const answer: 42;\n');
+    expect(await p.file('types/agent-spaces/index.d.ts')).toContain('/// <reference path="./globals.d.ts" />\n');
+    const bad = [...['../escape.d.ts', 'sub/x.d.ts', 'x.ts', '.d.ts', ''].map((name) => new Map([[name, '']])), new Map([['x.d.ts', 7]]), { 'x.d.ts': '' }];
+    for (const sandboxDeclarations of bad as ReadonlyMap<string, string>[]) {
+      await expect(buildCapabilities({ rootDir: p.dir, sources: ['capabilities/*'], sandboxDeclarations })).rejects.toMatchObject({
+        code: 'CONFIG_INVALID',
+        data: { key: 'sandboxDeclarations' },
+      });
+    }
   });
 
   it('resolves @capabilities/* for tsc through the generated tsconfig fragment', async () => {
