@@ -1,5 +1,6 @@
 // Compiler benchmark: generates 1,000 JSON tool definitions of mixed shapes in a temp folder, builds them, rebuilds
-// with nothing changed, and prints both times against the goals (cold build ≤ 2 s, no-change rebuild ≤ 0.2 s).
+// with nothing changed, and prints both times against the goals (cold build ≤ 2 s, no-change rebuild ≤ 0.2 s). Then
+// the same for npm packages: a host-mode package of 200 functions and a sandbox-mode one (with its bundle's size).
 //
 // It imports @agent-spaces/compiler from its dist/, so build that first:
 //   npx tsc -p packages/capabilities/tsconfig.json && npx tsc -p packages/compiler/tsconfig.json
@@ -7,10 +8,11 @@
 // BENCH_DIR picks the folder the temp project goes in (default: the OS temp folder); BENCH_DIR=/dev/shm takes the
 // disk out of the figures. Wall times depend on what else the machine is doing: the CPU column (user + system time
 // of this process) is steadier on a shared machine.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 
 const COUNT = Number(process.argv[2] ?? 1000);
 const GOAL_COLD_MS = 2000;
@@ -134,4 +136,41 @@ try {
   console.log(row('no-change rebuild', warm, GOAL_REBUILD_MS));
 } finally {
   await rm(root, { recursive: true, force: true });
+}
+
+// npm packages as capabilities: a generated host-mode package of NPM_FUNCTIONS functions (declarations read with the
+// TypeScript checker, schemas derived, host module bundled) and the repo's change-case devDependency in sandbox mode.
+const NPM_FUNCTIONS = 200;
+const { configSources, loadConfig } = await import('@agent-spaces/compiler');
+const npmRoot = await mkdtemp(join(process.env.BENCH_DIR ?? tmpdir(), 'agent-spaces-bench-npm-'));
+try {
+  const pkgDir = join(npmRoot, 'node_modules', 'many-functions');
+  await mkdir(pkgDir, { recursive: true });
+  const fns = Array.from({ length: NPM_FUNCTIONS }, (_, i) => i);
+  await writeFile(join(pkgDir, 'package.json'), JSON.stringify({ name: 'many-functions', version: '1.0.0', type: 'module', main: 'index.js', types: 'index.d.ts' }));
+  await writeFile(join(pkgDir, 'index.js'), fns.map((i) => `export const fn${i} = async (query, options = {}) => ({ query, n: ${i}, ...options });`).join('\n'));
+  await writeFile(
+    join(pkgDir, 'index.d.ts'),
+    'export interface Options { limit?: number; tags?: string[]; mode?: "fast" | "full" }\n' +
+      fns.map((i) => `/** Function ${i}. */\nexport declare function fn${i}(query: string, options?: Options): Promise<{ query: string; n: number }>;`).join('\n'),
+  );
+  await symlink(fileURLToPath(new URL('../node_modules/change-case', import.meta.url)), join(npmRoot, 'node_modules', 'change-case'));
+  await writeFile(join(npmRoot, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [{ package: 'many-functions', mode: 'host' }, 'npm:change-case'] }));
+  const { config } = await loadConfig({ cwd: npmRoot });
+  const npmOptions = { rootDir: npmRoot, sources: config.capabilities, outDir: config.outDir, configSources: configSources(config) };
+  const timed = async (task) => {
+    const wall = performance.now();
+    const result = await task();
+    return { result, wallMs: performance.now() - wall };
+  };
+  const cold = await timed(() => buildCapabilities(npmOptions));
+  const warm = await timed(() => buildCapabilities(npmOptions));
+  if (cold.result.totals.built !== 2 || warm.result.totals.unchanged !== 2) throw new Error(`npm build: ${JSON.stringify([cold.result.totals, warm.result.totals])}`);
+  const size = (await stat(join(config.outDir, 'capabilities', 'change-case', 'index.js'))).size;
+  console.log(`npm packages: many-functions (${NPM_FUNCTIONS} functions, host mode) + change-case (sandbox mode) in ${npmRoot}`);
+  console.log(`cold build          wall ${cold.wallMs.toFixed(0).padStart(6)} ms  goal   2000 ms`);
+  console.log(`no-change rebuild   wall ${warm.wallMs.toFixed(0).padStart(6)} ms  goal    200 ms`);
+  console.log(`change-case bundled into the sandbox: ${(size / 1024).toFixed(1)} KiB`);
+} finally {
+  await rm(npmRoot, { recursive: true, force: true });
 }

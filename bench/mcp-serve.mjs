@@ -5,18 +5,20 @@
 // schema) and serves them with `createCodeModeServer`. Then prints, in tokens (≈ characters / 4): the raw listing, the
 // full `.d.ts` (`describe_capabilities`), the code-mode server's own `tools/list`, and typical `search_capabilities`
 // answers with their share of the raw listing. Goal: a typical search answer ≤ 2 % of the raw listing.
+// Then the search hit rate: for each of a set of realistic queries (misspelt words, other word forms, parameter names),
+// whether the function an agent needs is among the first 3 answers. Goal: ≥ 90 %.
 //
 // Run after `npm run build`:   node --no-node-snapshot bench/mcp-serve.mjs
 // or from sources, no build:   node --no-node-snapshot --conditions=@agent-spaces/source \
 //                                --import ./packages/server/test/support/register.mjs bench/mcp-serve.mjs
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { buildCapabilities } from '@agent-spaces/compiler';
+import { buildCapabilities, configSources, loadConfig } from '@agent-spaces/compiler';
 import { createCodeModeServer } from '@agent-spaces/server';
 
 const bin = (name) => fileURLToPath(new URL(`../node_modules/.bin/${name}`, import.meta.url));
@@ -34,18 +36,64 @@ const QUERIES = [
   'delete relations',
 ];
 
+/** Realistic queries and the function an agent needs for each (misspelt words, other word forms, parameter names). */
+const HITS = [
+  ['read a text file', 'filesystem.readTextFile'],
+  ['show what is in a folder', 'filesystem.listDirectory'],
+  ['list files in directory with their sizes', 'filesystem.listDirectoryWithSizes'],
+  ['rename a file', 'filesystem.moveFile'],
+  ['move file from source to destination', 'filesystem.moveFile'],
+  ['edit a file replacing old text', 'filesystem.editFile'],
+  ['write content to a file', 'filesystem.writeFile'],
+  ['make a new directory', 'filesystem.createDirectory'],
+  ['file size and modification time', 'filesystem.getFileInfo'],
+  ['find files matching a pattern', 'filesystem.searchFiles'],
+  ['read several files at once', 'filesystem.readMultipleFiles'],
+  ['which directories am I allowed to access', 'filesystem.listAllowedDirectories'],
+  ['read an image file', 'filesystem.readMediaFile'],
+  ['recursive tree of a folder', 'filesystem.directoryTree'],
+  ['remember a fact about a person', 'memory.addObservations'],
+  ['create entities in the knowledge graph', 'memory.createEntities'],
+  ['relate two entities', 'memory.createRelations'],
+  ['delete relations', 'memory.deleteRelations'],
+  ['forget an entity', 'memory.deleteEntities'],
+  ['search nodes', 'memory.searchNodes'],
+  ['whole knowledge graph', 'memory.readGraph'],
+  ['open nodes by name', 'memory.openNodes'],
+  ['add two numbers', 'everything.getSum'],
+  ['sum of a and b', 'everything.getSum'],
+  ['echo a message back', 'everything.echo'],
+  ['environment variables', 'everything.getEnv'],
+  ['long running operation with progress', 'everything.triggerLongRunningOperation'],
+  ['weather for a location', 'everything.getStructuredContent'],
+  ['compress a file with gzip', 'everything.gzipFileAsResource'],
+  ['step by step thinking', 'thinking.sequentialthinking'],
+  ['revise an earlier thought', 'thinking.sequentialthinking'],
+  // misspelt
+  ['raed a txt file', 'filesystem.readTextFile'],
+  ['lsit directory', 'filesystem.listDirectory'],
+  ['create entites', 'memory.createEntities'],
+  ['delete observatons', 'memory.deleteObservations'],
+  ['serch files', 'filesystem.searchFiles'],
+  // other word forms
+  ['creating relations between entities', 'memory.createRelations'],
+  ['moving files', 'filesystem.moveFile'],
+  ['observations added to entities', 'memory.addObservations'],
+  ['deleted entity names', 'memory.deleteEntities'],
+];
+
 const dir = await mkdtemp(join(tmpdir(), 'agent-spaces-bench-'));
 try {
   const servers = [
     { id: 'everything', name: 'everything', command: bin('mcp-server-everything'), args: ['stdio'] },
     { id: 'filesystem', name: 'filesystem', command: bin('mcp-server-filesystem'), args: [dir] },
     { id: 'memory', name: 'memory', command: bin('mcp-server-memory'), args: [], env: { MEMORY_FILE_PATH: join(dir, 'memory.json') } },
-    { id: 'thinking', name: 'sequentialThinking', command: bin('mcp-server-sequential-thinking'), args: [] },
+    { id: 'thinking', name: 'thinking', command: bin('mcp-server-sequential-thinking'), args: [] },
   ];
 
   let raw = '';
   let toolCount = 0;
-  await mkdir(join(dir, 'capabilities'));
+  const mcpServers = {};
   for (const server of servers) {
     const client = new Client({ name: 'agent-spaces-bench', version: '1.0.0' });
     await client.connect(
@@ -55,16 +103,12 @@ try {
     await client.close();
     raw += JSON.stringify(listing);
     toolCount += listing.tools.length;
-    const definition = {
-      name: server.name,
-      description: `Tools of the ${server.id} MCP server`,
-      functions: listing.tools.map((tool) => ({ name: tool.name, description: tool.description ?? '', parameters: tool.inputSchema })),
-      executor: { kind: 'runtime' },
-    };
-    await writeFile(join(dir, 'capabilities', `${server.id}.json`), JSON.stringify(definition));
+    mcpServers[server.name] = { command: server.command, args: server.args, ...(server.env ? { env: server.env } : {}) };
   }
-
-  const report = await buildCapabilities({ rootDir: dir, sources: ['capabilities/*.json'] });
+  // Built as an agent-spaces project would be: the servers' own tools, instructions, resources and prompts.
+  await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [], mcpServers }));
+  const { config, rootDir } = await loadConfig({ cwd: dir });
+  const report = await buildCapabilities({ rootDir, sources: config.capabilities, configSources: configSources(config), outDir: config.outDir });
   const failed = report.capabilities.filter((c) => c.status === 'failed');
   if (failed.length > 0) throw new Error(`build failed: ${JSON.stringify(failed.map((c) => c.diagnostics))}`);
 
@@ -81,6 +125,8 @@ try {
   console.log(`MCP servers: ${servers.length}, tools: ${toolCount}`);
   console.log(`raw tools/list JSON of those servers      ${String(rawTokens).padStart(7)} tokens  100 %`);
   console.log(`full .d.ts (describe_capabilities)        ${String(dtsTokens).padStart(7)} tokens  ${percent(dtsTokens, rawTokens)}`);
+  const instructions = tokens(client.getInstructions() ?? '');
+  console.log(`server instructions                       ${String(instructions).padStart(7)} tokens  ${percent(instructions, rawTokens)}`);
   console.log(`code-mode server's own tools/list          ${String(ownTokens).padStart(7)} tokens  ${percent(ownTokens, rawTokens)}`);
   console.log('');
   console.log('search_capabilities (detail: signatures, limit 5)');
@@ -98,8 +144,19 @@ try {
   const ok = median <= rawTokens * 0.02;
   console.log('');
   console.log(`typical (median) search answer: ${median} tokens = ${percent(median, rawTokens)} of the raw listing — goal ≤ 2 %: ${ok ? 'met' : 'NOT met'}`);
+  console.log('');
+  let found = 0;
+  const misses = [];
+  for (const [query, want] of HITS) {
+    const answer = await text('search_capabilities', { query, detail: 'names', limit: 3 });
+    if (answer.split('\n').includes(want)) found++;
+    else misses.push(`  miss: ${JSON.stringify(query)} wants ${want}, got ${answer.split('\n').filter((l) => !l.startsWith('//')).join(', ') || 'nothing'}`);
+  }
+  const rate = found / HITS.length;
+  console.log(`search hit rate (wanted function in the top 3): ${found}/${HITS.length} = ${(100 * rate).toFixed(0)} % — goal ≥ 90 %: ${rate >= 0.9 ? 'met' : 'NOT met'}`);
+  for (const miss of misses) console.log(miss);
   await client.close();
-  process.exitCode = ok ? 0 : 1;
+  process.exitCode = ok && rate >= 0.9 ? 0 : 1;
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

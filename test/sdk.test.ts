@@ -30,7 +30,7 @@ beforeAll(async () => {
   const examples = await buildCapabilities({ rootDir: repo, sources: ['capabilities/train-schedule.ts', 'capabilities/notes.ts'], outDir });
   const extra = await buildCapabilities({ rootDir: dir, sources: ['extra/counter.json'], outDir: join(dir, 'out2') });
   expect([...examples.capabilities, ...extra.capabilities].map((c) => c.status)).toEqual(['built', 'built', 'built']);
-  space = await createSpace({ rootDir: repo, outDir, capabilities: ['train-schedule', 'notes'], workspaceDir: join(dir, 'ws') });
+  space = await createSpace({ rootDir: repo, outDir, capabilities: ['train-schedule', 'notes'], std: { fs: { root: join(dir, 'ws'), write: true } } });
 }, 60_000);
 
 afterAll(async () => {

@@ -15,6 +15,7 @@ import { callSink, hostStderr, withOutput, type OutputSink } from './host-output
 import type { Redactor } from './redact.js';
 import { defaultPolicy } from './policy.js';
 import { createRateLimiter } from './rate-limit.js';
+import { endCallSpan, startCallSpan } from './tracing.js';
 import type {
   ApprovalRequest,
   BridgeOptions,
@@ -227,6 +228,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       const started = performance.now();
       const { onEvent } = origin;
       if (onEvent) notify(onEvent, { type: 'capabilityCall', callId, capability: message?.capability, function: message?.function, params: message?.params });
+      const span = startCallSpan(message, callId, origin.traceContext);
       const trace: Trace = { decision: undefined, executing: false, ended: false, params: undefined };
       let outcome: CallOutcome;
       try {
@@ -244,6 +246,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         }
       }
       trace.ended = true;
+      endCallSpan(span, outcome, performance.now() - started);
       if (onEvent) {
         const durationMs = performance.now() - started;
         notify(

@@ -43,6 +43,11 @@ export async function loadCapabilities(
 export interface LoadOptions {
   /** The MCP client pool `mcp` capabilities call through. */
   mcp?: McpClientPool;
+  /**
+   * Hears the data of each result of an MCP tool without an output schema: capability id, MCP tool name, data (to
+   * infer the tool's result type, `ResultRecorder`). Must not throw.
+   */
+  onMcpToolData?: (id: string, tool: string, data: unknown) => void;
 }
 
 async function toHostCapability(
@@ -51,7 +56,7 @@ async function toHostCapability(
   handlers: RuntimeHandlers | undefined,
   options: LoadOptions,
 ): Promise<HostCapability> {
-  const context: ExecutorContext = { id: built.id, exportName: built.exportName, dir: built.dir, handlers, mcp: options.mcp };
+  const context: ExecutorContext = { id: built.id, exportName: built.exportName, dir: built.dir, handlers, mcp: options.mcp, onMcpToolData: options.onMcpToolData };
   const executor = await bindExecutor(built, context);
   const functions = new Map<string, HostFunction>();
   for (const fn of built.functions) {
@@ -128,7 +133,7 @@ async function bindExecutor(built: BuiltCapability, context: ExecutorContext): P
     case 'openapi':
       return openApiExecutor(spec);
     case 'mcp':
-      return mcpExecutor(spec, built.id, context.mcp);
+      return mcpExecutor(spec, built.id, context.mcp, context.onMcpToolData);
     default:
       return assertNever(spec);
   }

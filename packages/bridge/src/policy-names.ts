@@ -1,4 +1,4 @@
-import { AgentSpacesError, type PoliciesConfig } from '@agent-spaces/capabilities';
+import { AgentSpacesError, editDistance, type PoliciesConfig } from '@agent-spaces/capabilities';
 import type { HostCapability } from './types.js';
 
 /**
@@ -69,21 +69,8 @@ function closest(name: string, candidates: readonly string[]): string | undefine
   const lower = name.toLowerCase();
   let best: { candidate: string; score: number } | undefined;
   for (const candidate of candidates) {
-    const score = distance(lower, candidate.toLowerCase()) * 1000 + distance(name, candidate);
+    const score = editDistance(lower, candidate.toLowerCase()) * 1000 + editDistance(name, candidate);
     if (!best || score < best.score) best = { candidate, score };
   }
   return best?.candidate;
-}
-
-/** Levenshtein distance between `a` and `b`. */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

@@ -1,4 +1,5 @@
 import type { ValidateFunction } from 'ajv';
+import type { Context } from '@opentelemetry/api';
 import type { AuditSink } from './audit.js';
 import type { Redactor } from './redact.js';
 import type {
@@ -125,6 +126,8 @@ export interface CallOrigin {
   onEvent?: (event: CallEvent) => void;
   /** Answers this origin's approval requests instead of the bridge's `onApproval` (e.g. the client that started the run). */
   onApproval?: Approver;
+  /** OpenTelemetry context of the run: its span is the parent of each call's span (see docs/sdk-and-cli.md, "Traces"). */
+  traceContext?: Context;
 }
 
 /** How the policy gate treated a call: the policy's decision, plus the approver's answer when it asked. */

@@ -147,7 +147,8 @@ describe('findPoliciesProblem', () => {
   it.each([
     [{ toolPermission: 'sometimes' }, 'policies.toolPermission: must be one of never, tool, always'],
     [{ rules: { 'mail.send': 'maybe' } }, 'policies.rules["mail.send"]: must be allow, ask, deny or a list of rules'],
-    [{ rules: { 'a.b.c': 'allow' } }, `policies.rules["a.b.c"]: the key must be '*', '<capability>' or '<capability>.<function>'`],
+    [{ rules: { 'a..b': 'allow' } }, `policies.rules["a..b"]: the key must be '*', '<capability>' or '<capability>.<function>'`],
+    [{ rules: { '.send': 'allow' } }, `policies.rules[".send"]: the key must be '*', '<capability>' or '<capability>.<function>'`],
     [{ rules: { mail: [{ when: { to: { endWith: 'x' } }, then: 'allow' }] } }, 'policies.rules["mail"][0].when["to"]: unknown operator "endWith"'],
     [{ rules: { mail: [{ then: 'yes' }] } }, 'policies.rules["mail"][0].then: must be allow, ask or deny'],
     [{ rules: { mail: [{ when: { p: { within: 'tmp' } }, then: 'deny' }] } }, 'policies.rules["mail"][0].when["p"]: within must be an absolute path'],

@@ -19,8 +19,12 @@ export const OUTPUT_FILES = {
   capabilities: 'capabilities',
   /** One `/// <reference path>` per built module. */
   index: 'capabilities.d.ts',
-  /** A fragment to `extends` that resolves `@capabilities/*`. */
+  /** A fragment to `extends`: the options agent code is checked with, `@capabilities/*`, std and the sandbox globals. */
   tsconfig: 'tsconfig.json',
+  /** The type root of that fragment: `agent-spaces/index.d.ts` references every declaration agent code sees. */
+  types: 'types',
+  /** The shapes of results the space has seen, by capability (`observed.ts`): written by runs, read by builds. */
+  observed: 'observed',
   gitignore: '.gitignore',
   /** What the last build produced, for the no-change rebuild. */
   buildState: 'build-state.json',
@@ -50,7 +54,7 @@ export const CAPABILITY_FILES = {
 export type CapabilityFileName = (typeof CAPABILITY_FILES)[keyof typeof CAPABILITY_FILES];
 
 /** Version of the `catalog.json` format; a file of another version is read as stale. */
-export const CATALOG_VERSION = 1;
+export const CATALOG_VERSION = 2;
 
 /** `catalog.json`: the searchable functions of one capability, written by the compiler. */
 export interface CapabilityCatalog {
@@ -73,9 +77,29 @@ export interface CatalogFunction {
   doc: string;
   /** Names in `types` the signature refers to, transitively, in order of first use. */
   related: string[];
-  /** Search words ({@link searchWords}) of the function's name, of its module and path, and of its doc and its capability's. */
-  words: { name: string[]; module: string[]; doc: string[] };
+  /** Search words ({@link searchWords}) of the function. */
+  words: CatalogWords;
 }
+
+/**
+ * The search words of one function, by where they come from: they count for a match in this order (a capability's or
+ * MCP server's own description is about all of its functions, so it counts least).
+ */
+export interface CatalogWords {
+  /** The function's name. */
+  name: string[];
+  /** Its module and object path. */
+  module: string[];
+  /** The field names of its parameters and of its result, nested ones included. */
+  fields: string[];
+  /** Its doc comment. */
+  doc: string[];
+  /** The description of the capability holding it. */
+  context: string[];
+}
+
+/** The lists of {@link CatalogWords}, in the order they count. */
+export const CATALOG_WORD_KINDS = ['name', 'module', 'fields', 'doc', 'context'] as const satisfies readonly (keyof CatalogWords)[];
 
 /** One searchable function: a {@link CatalogFunction} with its module and the declarations its `related` names. */
 export interface CatalogEntry extends Omit<CatalogFunction, 'related'> {
@@ -210,8 +234,8 @@ function catalogEntries(value: unknown, module: string, file: string): CatalogEn
     const related = fn.related;
     if (!isStrings(related) || !related.every((name) => Object.hasOwn(types, name))) fail(`${at}/related`, 'must list names of /types');
     const words = fn.words;
-    if (!isRecord(words) || !isStrings(words.name) || !isStrings(words.module) || !isStrings(words.doc)) {
-      fail(`${at}/words`, 'must hold the word lists name, module and doc');
+    if (!isRecord(words) || !CATALOG_WORD_KINDS.every((kind) => isStrings(words[kind]))) {
+      fail(`${at}/words`, `must hold the word lists ${CATALOG_WORD_KINDS.join(', ')}`);
     }
     const { path, signature, summary, doc } = fn as Record<string, string>;
     return {
@@ -221,7 +245,7 @@ function catalogEntries(value: unknown, module: string, file: string): CatalogEn
       summary,
       doc,
       related: related.map((name) => types[name] as string),
-      words: { name: words.name, module: words.module, doc: words.doc },
+      words: Object.fromEntries(CATALOG_WORD_KINDS.map((kind) => [kind, words[kind]])) as unknown as CatalogWords,
     };
   });
 }
@@ -230,7 +254,8 @@ const STOP_WORDS = new Set(['a', 'an', 'and', 'as', 'at', 'by', 'for', 'from', '
 
 /**
  * Lower-case, stemmed words of `text`, as `catalog.json` stores them and a search query is split: camelCase,
- * snake_case, kebab-case and punctuation all split, stop words dropped (`getTrainDetails the` → `get train detail`).
+ * snake_case, kebab-case and punctuation all split, stop words dropped, word forms folded to one stem
+ * (`getTrainDetails the` → `get train detail`, `creating created creates` → `creat creat creat`).
  */
 export function searchWords(text: string): string[] {
   return text
@@ -241,8 +266,23 @@ export function searchWords(text: string): string[] {
     .map(stem);
 }
 
+const VOWEL = /[aeiouy]/;
+
+/**
+ * A light English stemmer: plural `-s`/`-ies`, `-ing`, `-ed` and a final `-e` are cut when a stem with a vowel of
+ * three letters or more is left, and a doubled final consonant is undoubled (`stopping` → `stop`).
+ */
 function stem(word: string): string {
-  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
-  return word;
+  let w = word;
+  if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
+  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us')) w = w.slice(0, -1);
+  for (const suffix of ['ing', 'ed']) {
+    const rest = w.slice(0, -suffix.length);
+    if (w.endsWith(suffix) && rest.length >= 3 && VOWEL.test(rest)) {
+      w = /([b-df-hj-np-tv-z])\1$/.test(rest) && !/[lsz]$/.test(rest) ? rest.slice(0, -1) : rest;
+      break;
+    }
+  }
+  if (w.length > 4 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
 }

@@ -1,16 +1,22 @@
 import type { OpenApiAuth } from './ir.js';
 import type { PoliciesConfig } from './policies.js';
+import type { StdConfig } from './std-config.js';
 
 /** The shape of `agent-spaces.config.ts|mjs|json`. Later features add keys; unknown keys are an error. */
 export interface AgentSpacesConfig {
-  /** Capability source files or globs, relative to the config file (`capabilities/*.ts`, `tools/weather.json`). */
-  capabilities?: string[];
+  /**
+   * Capability source files or globs, relative to the config file (`capabilities/*.ts`, `tools/weather.json`), and npm
+   * packages (docs/definition-formats.md); or the seed's registry shape, `{ global: [...], mcpServers: {...} }`.
+   */
+  capabilities?: CapabilityEntry[] | CapabilityRegistry;
   /** Build output folder, relative to the config file. Default `.agent-spaces`. */
   outDir?: string;
   /** Defaults of `agent-spaces mcp serve` (docs/mcp-server.md); checked field by field when the server starts. */
   server?: Record<string, unknown>;
   /** The spaces `agent-spaces mcp serve` offers (docs/mcp-server.md); checked field by field when the server starts. */
   spaces?: Record<string, unknown>[];
+  /** The model of headless agent runs (docs/agents.md): `{ provider, model, baseURL?, apiKey? }`; checked when the server starts. */
+  model?: Record<string, unknown>;
   /**
    * MCP servers to build as `@capabilities/mcp-<server>` (docs/mcp.md), in the Claude Desktop / Cursor shape. Values
    * may hold `${VAR}` placeholders, expanded from the host environment or `.env` only when a server is started.
@@ -21,6 +27,11 @@ export interface AgentSpacesConfig {
   openapi?: OpenApiSourceConfig[];
   /** Approval rules, headless mode, rate limits, secrets to redact and the audit log (docs/policies.md). */
   policies?: PoliciesConfig;
+  /**
+   * What `@agent-spaces/std`'s `http` and `fs` may do, for the CLI, the SDK and `mcp serve` alike (docs/runtime.md).
+   * Default: no network, a read-only workspace.
+   */
+  std?: StdConfig;
 }
 
 /**
@@ -49,6 +60,36 @@ export interface OpenApiSourceConfig {
   description?: string;
   /** Seconds a fetched spec stays fresh in `<outDir>/cache/openapi/` (default 3600). */
   cacheTtl?: number;
+}
+
+/**
+ * One entry of `capabilities`: a file or glob, a folder holding a package (`./capabilities/company-sdk`, with its
+ * `package.json`), an npm package (`'npm:<package>'`, `'@scope/<package>'`, {@link NpmPackageConfig}), or
+ * `'@agent-spaces/std'` (always offered; listing it changes nothing).
+ */
+export type CapabilityEntry = string | NpmPackageConfig;
+
+/** The registry shape of `capabilities` (seed 002): the capabilities every space may use, and the MCP servers. */
+export interface CapabilityRegistry {
+  /** Entries as in the array form of `capabilities`. Default `['capabilities/*']`. */
+  global?: CapabilityEntry[];
+  /** As the top-level `mcpServers` (give one or the other). */
+  mcpServers?: McpServers;
+}
+
+/** An npm package built as the capability `@capabilities/<name>`. */
+export interface NpmPackageConfig {
+  /** The package, installed in the project (`change-case`, `@company/internal-sdk`). */
+  package: string;
+  /** Module name; default the package name without `@`, `/` → `-` (`@company/sdk` → `company-sdk`). */
+  name?: string;
+  /** Only these named exports (default: every named export). */
+  exports?: string[];
+  /**
+   * `sandbox` (the default): the package is bundled into the isolate; it must not need Node built-ins. `host`: its
+   * functions run on the host, each call crossing the bridge (validation, policy, approval, rate limits, audit).
+   */
+  mode?: 'sandbox' | 'host';
 }
 
 /** A server started as a child process that speaks JSON-RPC over its stdin/stdout. */

@@ -56,7 +56,10 @@ export const ERROR_CODES = {
     families: ['compile'],
     description: 'An OpenAPI operation cannot be turned into a function (multipart, file upload); the rest still builds.',
   },
-  WRITE_FAILED: { families: ['compile'], description: "The build cannot write a capability's output folder or the index files." },
+  WRITE_FAILED: {
+    families: ['compile'],
+    description: "The build cannot write a capability's output folder or the index files, or `init` would overwrite a file (`data.reason: \"exists\"`).",
+  },
   MCP_UNAVAILABLE: {
     families: ['compile', 'run'],
     description: 'An MCP server cannot be discovered, started or reached, or went away; `data.reason` says why (`spawn_failed`, `server_exited`, …).',
@@ -150,6 +153,18 @@ export const ERROR_CODES = {
   },
   TOOL_NOT_FOUND: { families: ['server'], description: 'No tool with the given name.' },
   PROMPT_NOT_FOUND: { families: ['server'], description: 'No prompt with the given name.' },
+  MODEL_UNAVAILABLE: {
+    families: ['server'],
+    description: 'An agent run has no model: the MCP client did not declare `sampling` and no `model` is configured.',
+  },
+  MODEL_ERROR: {
+    families: ['server'],
+    description: 'The model failed an agent run: its provider refused or failed the request (`data.status`: 401, 500, …), did not answer in time (`data.reason: "timeout"`), or the client declined sampling.',
+  },
+  MAX_TURNS: {
+    families: ['server'],
+    description: 'An agent run reached `maxTurns` model turns without a text answer; the result carries the transcript so far.',
+  },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** Every stable error code of agent-spaces (see {@link ERROR_CODES}). */

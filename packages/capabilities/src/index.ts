@@ -35,6 +35,8 @@ export type {
   OpenApiOperationSpec,
   OpenApiParamLocation,
   OpenApiParamSpec,
+  PackageDependency,
+  PackageInfo,
   SourceKind,
 } from './ir.js';
 export {
@@ -84,10 +86,13 @@ export type {
 export {
   defineConfig,
   type AgentSpacesConfig,
+  type CapabilityEntry,
+  type CapabilityRegistry,
   type McpRemoteServerConfig,
   type McpServerConfig,
   type McpServers,
   type McpStdioServerConfig,
+  type NpmPackageConfig,
   type OpenApiSourceConfig,
 } from './config.js';
 export type { Diagnostic } from './errors.js';
@@ -101,10 +106,12 @@ export {
   type PolicyRule,
   type ToolPermission,
 } from './policies.js';
+export { STD_HTTP_METHODS, findStdConfigProblem, type StdConfig, type StdConfigProblem, type StdHttpMethod } from './std-config.js';
 export { canonicalHost, emailAddresses, foldCase, hostOf, normalizeText } from './policy-text.js';
 export {
   CAPABILITY_FILES,
   CATALOG_VERSION,
+  CATALOG_WORD_KINDS,
   DEFAULT_OUT_DIR,
   OUTPUT_FILES,
   builtFile,
@@ -121,7 +128,20 @@ export {
   type CapabilityFileName,
   type CatalogEntry,
   type CatalogFunction,
+  type CatalogWords,
 } from './build-output.js';
+export {
+  OBSERVED_VERSION,
+  ResultRecorder,
+  mergeShapes,
+  observedFile,
+  readObserved,
+  shapeOf,
+  type ObservedFile,
+  type ObservedTool,
+  type ShapeSchema,
+} from './observed.js';
+export { closestNames, editDistance, resolveCapabilityNames } from './capability-names.js';
 export { payloadBytes } from './payload.js';
 export { jsonProblem, jsonText } from './json-text.js';
 export { visibleText } from './visible-text.js';

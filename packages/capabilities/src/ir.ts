@@ -2,7 +2,7 @@ import type { CapabilityConfig } from './define-tool.js';
 import type { JsonSchema, ObjectSchema } from './json-schema.js';
 
 /** Where a capability's definition came from. */
-export type SourceKind = 'json' | 'define-tool' | 'mcp' | 'openapi';
+export type SourceKind = 'json' | 'define-tool' | 'mcp' | 'openapi' | 'npm';
 
 /**
  * Where a capability's calls go, chosen by the definition:
@@ -111,6 +111,30 @@ export interface CapabilityIR {
   executor: ExecutorSpec;
   /** TypeScript declarations the return types refer to (interfaces, type aliases), each exported. */
   declarations?: string;
+  /**
+   * The module given whole instead of generated: a `sandbox`-mode npm package bundled into `code` (the sandbox's
+   * `@capabilities/<id>`, no call leaves it) and typed by its own declarations (`declarations`, the `index.d.ts`).
+   * Such a capability has no functions.
+   */
+  module?: { code: string; declarations: string };
+  /** The npm package the capability was built from (also in `meta.json`). */
+  package?: PackageInfo;
+  /** The packages bundled into its `host.mjs`, with their versions (also in `meta.json`). */
+  dependencies?: PackageDependency[];
+}
+
+/** A package bundled into a capability's `host.mjs`. */
+export interface PackageDependency {
+  name: string;
+  version: string;
+}
+
+/** An npm package built as a capability: its name, the installed version and how it runs (docs/definition-formats.md). */
+export interface PackageInfo {
+  name: string;
+  version: string;
+  /** `sandbox`: bundled into the isolate; `host`: its functions run on the host, called through the bridge. */
+  mode: 'sandbox' | 'host';
 }
 
 /** `meta.json` of a built capability. */
@@ -137,6 +161,10 @@ export interface CapabilityMeta {
     /** The approval message comes from the host module (see {@link FunctionIR.hostApprovalMessage}). */
     hostApprovalMessage?: boolean;
   }>;
+  /** The npm package it was built from, for a capability of source kind `npm`. */
+  package?: PackageInfo;
+  /** The packages bundled into its `host.mjs`, with their versions. */
+  dependencies?: PackageDependency[];
   builtAt: string;
 }
 

@@ -182,7 +182,7 @@ function checkRules(value: unknown): string | undefined {
   if (!isRecord(value)) return 'rules: must be an object';
   for (const [key, entry] of Object.entries(value)) {
     const at = `rules[${JSON.stringify(key)}]`;
-    if (key === '' || key.split('.').length > 2) return `${at}: the key must be '*', '<capability>' or '<capability>.<function>'`;
+    if (key.split('.').includes('')) return `${at}: the key must be '*', '<capability>' or '<capability>.<function>'`;
     if (typeof entry === 'string') {
       if (!ACTIONS.includes(entry)) return `${at}: must be allow, ask, deny or a list of rules`;
       continue;

@@ -43,7 +43,7 @@ const CATALOG: CapabilityCatalog = {
       summary: 'Lists trips.',
       doc: 'Lists trips.',
       related: ['Trip'],
-      words: { name: ['list'], module: ['capability', 'train', 'train', 'list'], doc: ['list', 'trip'] },
+      words: { name: ['list'], module: ['capability', 'train', 'train', 'list'], fields: [], doc: ['list', 'trip'], context: [] },
     },
   ],
 };

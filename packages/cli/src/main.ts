@@ -1,10 +1,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { isAgentSpacesError, toWireError, visibleText } from '@agent-spaces/capabilities';
+import { isAgentSpacesError, jsonText, toWireError, visibleText } from '@agent-spaces/capabilities';
 import { commands, type Command } from './commands/index.js';
 import { toJson } from './json.js';
-import { createOutput, type Output } from './output.js';
-
-const VERSION = '0.1.0';
+import { cliOutput, createOutput, useColor, type Output } from './output.js';
+import { packageInfo } from './package-info.js';
 
 /**
  * Runs the `agent-spaces` command line with `argv` (without node and script) and returns the exit code:
@@ -17,7 +16,7 @@ export async function runCli(argv: readonly string[], output: Output = createOut
     return first === undefined ? 2 : 0;
   }
   if (first === '--version' || first === '-v') {
-    output.out(VERSION);
+    output.out((await packageInfo()).version);
     return 0;
   }
   const command = commands.find((c) => c.path[0] === first && (c.path.length === 1 || c.path[1] === second));
@@ -28,7 +27,7 @@ export async function runCli(argv: readonly string[], output: Output = createOut
   const rest = argv.slice(command.path.length);
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...rest], options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true } satisfies ParseArgsConfig);
+    parsed = parseArgs({ args: [...rest], options: { ...command.options, ...GLOBAL_OPTIONS }, allowPositionals: true, strict: true } satisfies ParseArgsConfig);
   } catch (error) {
     output.err(`agent-spaces ${command.path.join(' ')}: ${(error as Error).message}\n\n${commandHelp(command)}`);
     return 2;
@@ -41,16 +40,30 @@ export async function runCli(argv: readonly string[], output: Output = createOut
     output.err(`agent-spaces ${command.path.join(' ')}: expected ${command.positionals.map((p) => `<${p}>`).join(' ') || 'no arguments'}\n\n${commandHelp(command)}`);
     return 2;
   }
+  if (parsed.values.quiet && parsed.values.verbose) {
+    output.err(`agent-spaces ${command.path.join(' ')}: --quiet and --verbose exclude each other\n\n${commandHelp(command)}`);
+    return 2;
+  }
+  const shown = cliOutput(output, parsed.values.quiet ? 'quiet' : parsed.values.verbose ? 'verbose' : 'normal', !parsed.values.json && useColor(output));
   try {
     const run = await command.load();
-    return await run({ values: parsed.values, positionals: parsed.positionals, output });
+    return await run({ values: parsed.values, positionals: parsed.positionals, output: shown });
   } catch (error) {
     const wire = toWireError(error);
     if (parsed.values.json) output.out(toJson({ ok: false, error: wire }));
-    else output.err(`agent-spaces: ${isAgentSpacesError(error) ? `${wire.code}: ` : ''}${visibleText(wire.message, '  ')}`);
+    else shown.err(`✗ agent-spaces: ${isAgentSpacesError(error) ? `${wire.code}: ` : ''}${visibleText(wire.message, '  ')}`);
+    if (wire.data !== undefined) shown.debug(visibleText(`  data: ${jsonText(wire.data)}`, '  '));
+    if (error instanceof Error && error.stack) shown.debug(visibleText(`  ${error.stack}`, '  '));
     return 1;
   }
 }
+
+/** Options every command takes. */
+const GLOBAL_OPTIONS = {
+  quiet: { type: 'boolean', short: 'q', description: 'Print only results and problems, no progress' },
+  verbose: { type: 'boolean', description: 'Print details too (the data and stack of an error)' },
+  help: { type: 'boolean', short: 'h', description: 'Show this help' },
+} as const;
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => signature(c).length));
@@ -75,6 +88,6 @@ function commandHelp(c: Command): string {
   for (const [name, option] of Object.entries(c.options)) {
     lines.push(`  --${name}${option.type === 'string' ? ` <${option.valueName ?? 'value'}>` : ''}`.padEnd(24) + option.description);
   }
-  lines.push('  --help'.padEnd(24) + 'Show this help');
+  for (const [name, option] of Object.entries(GLOBAL_OPTIONS)) lines.push(`  --${name}`.padEnd(24) + option.description);
   return lines.join('\n');
 }

@@ -1,25 +1,35 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { basename, extname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { isBuiltin } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
+import type { PackageDependency } from '@agent-spaces/capabilities';
 
 /** One TypeScript/JavaScript entry bundled into a single ES module, with the local files it was built from. */
 export interface BundledModule {
-  /** ES module source; packages are not bundled but imported by absolute path, so the module runs from any folder. */
+  /** ES module source. */
   code: string;
-  /** Absolute paths of every local file esbuild read (for change detection). */
+  /**
+   * Absolute paths of every local file esbuild read (for change detection); of a bundled package, only its
+   * `package.json` (a new version changes it).
+   */
   inputs: string[];
+  /** The packages bundled into `code`, by name, with their versions (none when packages stay external). */
+  dependencies: PackageDependency[];
 }
 
 /**
- * Bundles `file` with esbuild for Node 20 (ESM). Packages stay external, resolved from `file`'s folder to absolute
- * paths: the bundle is imported from the output folder, which need not sit inside the project's node_modules tree.
- * Throws esbuild's `BuildFailure` when the file cannot be read or parsed; see {@link formatBuildError}.
+ * Bundles `file` with esbuild for Node 20 (ESM). With `packages: 'bundle'` (host modules) the packages it imports are
+ * bundled too, so the module runs wherever it is moved, and listed in `dependencies`; Node built-ins and native
+ * addons (`.node`) stay imports. With `'external'` (the default: a config file, imported once where it is) packages
+ * stay external, resolved from `file`'s folder to absolute paths. Throws esbuild's `BuildFailure` when the file
+ * cannot be read or parsed; see {@link formatBuildError}.
  */
-export async function bundleModule(file: string): Promise<BundledModule> {
+export async function bundleModule(file: string, options: { packages?: 'bundle' | 'external' } = {}): Promise<BundledModule> {
   const { build } = await import('esbuild');
   const absWorkingDir = resolve(file, '..');
+  const bundled = options.packages === 'bundle';
   const result = await build({
     entryPoints: [file],
     absWorkingDir,
@@ -27,17 +37,51 @@ export async function bundleModule(file: string): Promise<BundledModule> {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    plugins: [externalPackagesByPath],
+    plugins: [bundled ? externalBuiltinsAndAddons : externalPackagesByPath],
+    // A linked package (a workspace) keeps its node_modules path, so it is recognised as a package, not a project file.
+    preserveSymlinks: bundled,
+    // Bundled CommonJS that requires Node built-ins needs a `require` in an ES module.
+    ...(bundled ? { banner: { js: "import { createRequire as __agentSpacesRequire } from 'node:module';\nconst require = __agentSpacesRequire(import.meta.url);" } } : {}),
     metafile: true,
     write: false,
     logLevel: 'silent',
   });
   const code = result.outputFiles?.[0]?.text ?? '';
-  const inputs = Object.keys(result.metafile?.inputs ?? {})
+  const read = Object.keys(result.metafile?.inputs ?? {})
     .filter((input) => !input.includes(':') || /^[a-zA-Z]:[\\/]/.test(input))
     .map((input) => resolve(absWorkingDir, input));
-  return { code, inputs };
+  const manifests = [...new Set(read.map(packageManifestOf).filter((m): m is string => m !== undefined))];
+  const inputs = [...read.filter((input) => packageManifestOf(input) === undefined), ...manifests];
+  return { code, inputs, dependencies: manifests.map(readDependency).sort((a, b) => (a.name < b.name ? -1 : 1)) };
 }
+
+/** The `package.json` of the package a file inside `node_modules` belongs to; undefined for a project file. */
+function packageManifestOf(file: string): string | undefined {
+  const m = /^(.*[\\/]node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(file);
+  return m ? join(m[1]!, 'package.json') : undefined;
+}
+
+function readDependency(manifest: string): PackageDependency {
+  try {
+    const json = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown; version?: unknown };
+    return { name: String(json.name), version: typeof json.version === 'string' ? json.version : '0.0.0' };
+  } catch {
+    return { name: basename(dirname(manifest)), version: 'unknown' };
+  }
+}
+
+/** Leaves Node built-ins and native addons (`.node` files, by absolute path) out of a bundle that bundles packages. */
+const externalBuiltinsAndAddons: Plugin = {
+  name: 'external-builtins-and-addons',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, ({ path }) => (isBuiltin(path) ? { path, external: true } : undefined));
+    build.onResolve({ filter: /\.node$/ }, async ({ path, kind, resolveDir, pluginData }) => {
+      if (pluginData === RESOLVING) return undefined;
+      const resolved = await build.resolve(path, { kind, resolveDir, pluginData: RESOLVING });
+      return resolved.errors.length > 0 ? { errors: resolved.errors } : { path: resolved.path, external: true };
+    });
+  },
+};
 
 /** Import paths that may name a package (not `./x` or `/x`); esbuild filters are Go regular expressions. */
 const BARE = /^[^./]/;

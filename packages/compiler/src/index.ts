@@ -7,7 +7,10 @@ export { buildCapabilities, type BuildOptions, type ConfigSource, type BuildProg
 export { listCapabilities, readDeclarations } from './catalog.js';
 export { declarationsCatalog } from './emit/catalog-dts.js';
 export { schemaDeclarations, type SchemaDeclarations } from './emit/schema-declarations.js';
+export { hideDeclaredFunctions } from './emit/hide.js';
 export { configSources } from './sources/config-sources.js';
+export { buildFreshness, type BuildFreshness } from './freshness.js';
+export { selfServers } from './sources/mcp-config.js';
 export { inlineSource, isDefineToolValue } from './sources/inline.js';
 export { readOpenApiSource, type OpenApiSourceConfig, type OpenApiSourceResult } from './sources/openapi/index.js';
 export type { SourceContext, SourceResult } from './sources/types.js';
@@ -22,6 +25,7 @@ export {
 export {
   createTypechecker,
   formatDiagnostics,
+  type FunctionHint,
   type TypecheckDiagnostic,
   type Typechecker,
   type TypecheckerOptions,

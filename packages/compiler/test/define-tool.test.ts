@@ -116,11 +116,13 @@ describe('the seed train schedule', () => {
         '  stops: string[];',
         '}',
       ].join('\n'),
+      dependencies: [{ name: '@agent-spaces/capabilities', version: expect.any(String) }],
     });
-    expect(result.inputs).toEqual([file]);
+    // The imported package is bundled (so host.mjs runs wherever the output is moved): its package.json is an input.
+    expect(result.inputs).toEqual([file, join(project.root, 'node_modules/@agent-spaces/capabilities/package.json')]);
     expect(Object.keys(result.hostModules)).toEqual(['train-schedule']);
     expect(result.hostModules['train-schedule']).toContain('https://api.trains.com/schedule');
-    expect(result.hostModules['train-schedule']).toMatch(/from ["'][^"']*\/packages\/capabilities\/[^"']+["']/);
+    expect(result.hostModules['train-schedule']).not.toMatch(/from ["'][^"']*\/capabilities\/[^"']+["']/);
   });
 
   it('emits the seed\'s generated .d.ts (seed "Generated Code API") from the TypeScript source', async () => {
@@ -186,7 +188,9 @@ describe('module ids and exports', () => {
       'data.json': `{ "who": "you" }`,
     });
     expect(result.diagnostics).toEqual([]);
-    expect([...result.inputs].sort()).toEqual(['data.json', 'entry.ts', 'lib/greet.ts'].map((f) => join(result.dir, f)).sort());
+    expect([...result.inputs].sort()).toEqual(
+      [...['data.json', 'entry.ts', 'lib/greet.ts'].map((f) => join(result.dir, f)), join(project.root, 'node_modules/@agent-spaces/capabilities/package.json')].sort(),
+    );
   });
 });
 

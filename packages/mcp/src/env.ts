@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseEnv } from 'node:util';
 import { AgentSpacesError, expandPlaceholders, type PlaceholderEnv } from '@agent-spaces/capabilities';
 import { isStdioServer, type McpServerConfig } from './config.js';
 
@@ -23,36 +24,22 @@ export interface ExpandedServerConfig {
   variables: Map<string, string>;
 }
 
-const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*?)\s*$/;
-const ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
+const NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
 
 /**
- * Parses `.env` text: `KEY=value` lines, optional `export `, `#` comments, `'literal'` and `"escaped\n"` values.
- * Throws `CONFIG_INVALID` naming `file` and the line of a malformed entry.
+ * Parses `.env` text with Node's own parser (`util.parseEnv`): `KEY=value` lines, optional `export `, `#` comments,
+ * quoted values, multi-line values in quotes (a PEM key). Throws `CONFIG_INVALID` naming `file` and the line of an
+ * entry whose name is not a variable name (a line without `=` runs into the next one's name).
  */
 export function parseDotEnv(text: string, file = '.env'): Record<string, string> {
-  const vars: Record<string, string> = {};
-  text.split(/\r?\n/).forEach((line, index) => {
-    if (/^\s*(#|$)/.test(line)) return;
-    const match = LINE.exec(line);
-    if (!match) {
-      throw new AgentSpacesError('CONFIG_INVALID', `${file}:${index + 1}: expected KEY=value`, { file, line: index + 1 });
-    }
-    vars[match[1]!] = unquote(match[2]!);
-  });
-  return vars;
-}
-
-function unquote(raw: string): string {
-  const quote = raw[0];
-  if ((quote === '"' || quote === "'") && raw.length > 1) {
-    const end = raw.lastIndexOf(quote);
-    if (end > 0) {
-      const body = raw.slice(1, end);
-      return quote === "'" ? body : body.replace(/\\([nrt"\\])/g, (_, c: string) => ESCAPES[c] ?? c);
-    }
+  const vars = parseEnv(text) as Record<string, string>;
+  for (const key of Object.keys(vars)) {
+    if (NAME.test(key)) continue;
+    const at = text.indexOf(key.trim());
+    const line = at < 0 ? undefined : text.slice(0, at).split('\n').length;
+    throw new AgentSpacesError('CONFIG_INVALID', `${file}${line ? `:${line}` : ''}: expected KEY=value, found "${key.split('\n')[0]}"`, { file, line });
   }
-  return raw.replace(/\s+#.*$/, '');
+  return vars;
 }
 
 /** The variables placeholders are expanded from: `options.env` (default `process.env`) over the project's `.env`. */

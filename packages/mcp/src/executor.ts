@@ -6,16 +6,26 @@ import { parseMcpSourceName } from './source-names.js';
 /** Executes one function of an MCP capability: `fn.sourceName` says which tool, resource function or prompt. */
 export type McpExecutor = (fn: { sourceName: string }, params: unknown, context: HandlerContext) => Promise<unknown>;
 
+/** What else an MCP executor does with results. */
+export interface McpExecutorOptions {
+  /** Hears the data of each result of a tool without an output schema (to infer its type); must not throw. */
+  onToolData?: (tool: string, data: unknown) => void;
+}
+
 /**
  * The one executor of the capabilities whose `executor` is `{ kind: 'mcp', server, toolsHash }`, calling through
  * `pool`. Before each call the server's current tool list is compared with the build's `toolsHash`: a change fails the
  * call with `CAPABILITY_STALE` (rebuild). A tool with an `outputSchema` resolves to its `structuredContent`, any other
- * tool to `McpToolResult` (`{ content, text }`); `listResources` to the resources, `readResource` to the contents, a
+ * tool to `McpToolResult` (`{ content, text, data? }`, its data heard by `options.onToolData`); `listResources` to the resources, `readResource` to the contents, a
  * prompt function to the prompt's messages. The server's progress notifications go to `context.progress`; the call is
  * cancelled when `context.signal` aborts. Params JSON cannot carry fail with `INVALID_PARAMS`; a result larger than the
  * stdio client reads (10 MiB) with `PAYLOAD_TOO_LARGE`.
  */
-export function createMcpExecutor(pool: McpClientPool, spec: Pick<Extract<ExecutorSpec, { kind: 'mcp' }>, 'server' | 'toolsHash'>): McpExecutor {
+export function createMcpExecutor(
+  pool: McpClientPool,
+  spec: Pick<Extract<ExecutorSpec, { kind: 'mcp' }>, 'server' | 'toolsHash'>,
+  options: McpExecutorOptions = {},
+): McpExecutor {
   const { server, toolsHash } = spec;
   return async (fn, params, context) => {
     if (toolsHash !== undefined) await pool.checkStale(server, toolsHash);
@@ -26,7 +36,10 @@ export function createMcpExecutor(pool: McpClientPool, spec: Pick<Extract<Execut
       case 'tool': {
         const result = await pool.callTool(server, target.name, args, callOptions);
         const tool = await pool.tool(server, target.name);
-        return tool?.outputSchema ? result.structuredContent : toToolResult(result);
+        if (tool?.outputSchema) return result.structuredContent;
+        const value = toToolResult(result);
+        if (value.data !== undefined) options.onToolData?.(target.name, value.data);
+        return value;
       }
       case 'listResources':
         return pool.listResources(server, callOptions);

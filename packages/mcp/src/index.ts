@@ -14,5 +14,5 @@ export {
 } from './discover.js';
 export { McpClientPool, type McpCallOptions, type McpPoolOptions } from './pool.js';
 export type { McpToolResult } from './result.js';
-export { createMcpExecutor, type McpExecutor } from './executor.js';
+export { createMcpExecutor, type McpExecutor, type McpExecutorOptions } from './executor.js';
 export { MCP_LIST_RESOURCES, MCP_READ_RESOURCE, parseMcpSourceName, promptSourceName, type McpTarget } from './source-names.js';

@@ -8,10 +8,33 @@ export interface McpToolResult {
   text: string;
   /** Structured result, when the server sent one without declaring an output schema. */
   structuredContent?: Record<string, unknown>;
+  /** The result's data: `structuredContent`, else `text` parsed when it is a JSON object or array; absent otherwise. */
+  data?: unknown;
 }
 
-/** The {@link McpToolResult} of a tool result: its content plus its text blocks joined with newlines. */
+/**
+ * The {@link McpToolResult} of a tool result: its content, its text blocks joined with newlines, and its data
+ * (structured content, or the JSON its text holds).
+ */
 export function toToolResult(result: CallToolResult): McpToolResult {
   const text = result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
-  return { content: result.content, text, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}) };
+  const data = result.structuredContent ?? jsonData(text);
+  return {
+    content: result.content,
+    text,
+    ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}),
+    ...(data !== undefined ? { data } : {}),
+  };
+}
+
+/** `text` parsed, when it is one JSON object or array (a bare string or number is text, not data). */
+function jsonData(text: string): unknown {
+  const start = text.trimStart()[0];
+  if (start !== '{' && start !== '[') return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -91,9 +91,19 @@ describe('.env parsing', () => {
     expect(parseDotEnv(text)).toEqual({ A: '1', B: 'two words', C: 'line\nbreak', D: '$literal # kept', E: '' });
   });
 
-  it('rejects a malformed line with CONFIG_INVALID naming file and line', () => {
-    const error = thrown(() => parseDotEnv('A=1\nnot a pair\n', '/p/.env'));
-    expect(error).toMatchObject({ code: 'CONFIG_INVALID', data: { file: '/p/.env', line: 2 } });
+  it('reads a multi-line quoted value (a PEM key) as Node does', () => {
+    const pem = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\nkqhkiG9w0BAQEF\n-----END PRIVATE KEY-----';
+    const text = `A=1\nKEY="${pem}"\nB='two\nlines'\nC=3\n`;
+    expect(parseDotEnv(text)).toEqual({ A: '1', KEY: pem, B: 'two\nlines', C: '3' });
+  });
+
+  it.each([
+    ['a line without "=" before another entry', 'A=1\nnot a pair\nB=2\n', 2],
+    ['a name starting with a digit', 'A=1\n1B=2\n', 2],
+    ['a name with a dash', 'OK=1\nX=2\nBAD-NAME=3\n', 3],
+  ])('rejects %s with CONFIG_INVALID naming file and line', (_, text, line) => {
+    const error = thrown(() => parseDotEnv(text, '/p/.env'));
+    expect(error).toMatchObject({ code: 'CONFIG_INVALID', data: { file: '/p/.env', line } });
   });
 
   it('merges the host environment over the project .env', async () => {

@@ -209,6 +209,17 @@ describe('the MCP executor', () => {
     });
   });
 
+  it('gives a JSON text result its parsed data, tells onToolData, and keeps a plain text result without data', async () => {
+    const heard: Array<[string, unknown]> = [];
+    const execute = createMcpExecutor(pool, { server: 'everything' }, { onToolData: (tool, data) => heard.push([tool, data]) });
+    const env = (await execute({ sourceName: 'get-env' }, {}, context('getEnv'))) as { text: string; data?: unknown };
+    expect(env.data).toEqual(JSON.parse(env.text));
+    expect(typeof env.data).toBe('object');
+    expect(heard).toEqual([['get-env', env.data]]);
+    expect(await execute({ sourceName: 'echo' }, { message: '{"not": "json" but text' }, context('echo'))).not.toHaveProperty('data');
+    expect(heard).toHaveLength(1);
+  });
+
   it('dispatches listResources, readResource and prompt functions', async () => {
     const execute = createMcpExecutor(pool, { server: 'everything' });
     const resources = (await execute({ sourceName: 'resources/list' }, {}, context('listResources'))) as Array<{ uri: string }>;

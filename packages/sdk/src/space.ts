@@ -5,14 +5,17 @@ import {
   AgentSpacesError,
   CAPABILITY_FILES,
   CAPABILITY_PREFIX,
-  capabilityIdOf,
+  ResultRecorder,
+  resolveCapabilityNames,
   listBuiltCapabilities,
   readBuiltFile,
   STD_MODULE,
+  findStdConfigProblem,
   type AnyToolDefinition,
   type McpServers,
   type PoliciesConfig,
   type HostPort,
+  type StdConfig,
   type RunEvent,
   type RunEventInput,
 } from '@agent-spaces/capabilities';
@@ -40,7 +43,10 @@ import {
 } from '@agent-spaces/runtime';
 import { STD_DTS, STD_MODULE_SOURCE, createStdCapability } from '@agent-spaces/std';
 import { createSpaceMcp } from './mcp.js';
+import { AgentViews, ask, type AgentRun, type AskOptions } from './agent/ask.js';
+import { hideDeclarations, withoutHidden, type FunctionFilter } from './offer.js';
 import { paramsBudget } from './budget.js';
+import { endRunSpan, startRunSpan } from './tracing.js';
 import { createGate } from './policies.js';
 import { Run, type RunLog, type RunResult } from './run.js';
 import { Typecheck, type TypecheckDiagnostic } from './typecheck.js';
@@ -50,7 +56,8 @@ export interface SpaceOptions {
   /** Name of the space (default `default`); names its workspace folder. */
   name?: string;
   /**
-   * The capabilities the space may import: built ones by id (`'train-schedule'`, `'mcp:slack'` = `'mcp-slack'`), or
+   * The capabilities the space may import: built ones by id (`'train-schedule'`), `'mcp:<server>'`, `'openapi:<name>'`
+   * or the npm package they were built from (`'@company/internal-sdk'`; `'@agent-spaces/std'` is always offered), or
    * definitions given inline — a `defineTool()` value (its handlers run on the host) or a JSON definition object (its
    * calls go to `handlers`). Default: every built capability.
    */
@@ -83,12 +90,20 @@ export interface SpaceOptions {
   rootDir?: string;
   /** Build output folder (default `<rootDir>/.agent-spaces`). */
   outDir?: string;
-  /** Folder `@agent-spaces/std`'s `fs` works in (default `<outDir>/workspaces/<name>`). */
-  workspaceDir?: string;
-  /** Hosts `@agent-spaces/std`'s `http` may reach (default none). */
-  httpAllowHosts?: string[];
+  /**
+   * What `@agent-spaces/std`'s `http` and `fs` may do, as the config file's `std` key (the CLI and `mcp serve` pass
+   * it): `{ http: { allowHosts, methods }, fs: { root, write } }`, `fs.root` relative to `rootDir`. Default: no
+   * network, and a read-only folder of the space's own, `<outDir>/workspaces/<name>`.
+   */
+  std?: StdConfig;
   /** Typecheck code before running it (default true). */
   typecheck?: boolean;
+  /**
+   * Functions of the capabilities the space leaves out (a headless agent run offers only those that need no approval):
+   * they are not in its declarations, so code using them fails the typecheck, and the bridge refuses calls to them
+   * (`FUNCTION_NOT_FOUND`). Default: none.
+   */
+  hideFunctions?: FunctionFilter;
   /**
    * Configs of the MCP servers that built `mcp-*` capabilities call, as in `mcpServers` of the config file (`${VAR}`
    * placeholders are expanded from the host environment and `<rootDir>/.env` when a server is started). Default:
@@ -96,6 +111,12 @@ export interface SpaceOptions {
    * starts each server on its first call, keeps it for later runs, and stops it in `close()`.
    */
   mcpServers?: McpServers;
+  /**
+   * Record the shape of each result of an MCP tool without an output schema (field names and JSON types of its
+   * data, never a value) into `<outDir>/observed/<id>.json`, so the next `capabilities build` types the tool's
+   * result from them. Default true; `false` records nothing.
+   */
+  recordResults?: boolean;
 }
 
 /** Options of one run. */
@@ -127,8 +148,15 @@ export interface Space {
   readonly name: string;
   /** Ids of the capabilities agent code may import as `@capabilities/<id>`. */
   readonly capabilities: readonly string[];
+  /** The functions each capability offers, by capability id: all of them unless `hideFunctions` left some out. */
+  readonly functions: ReadonlyMap<string, readonly string[]>;
   /** Runs agent code in a fresh context. Await the returned {@link Run} for the result; iterate it for live events. */
   run(code: string, options?: RunOptions): Run;
+  /**
+   * A headless agent run on `message` that answers by writing code in the space (docs/agents.md): await the returned
+   * {@link AgentRun} for `{ text, turns, usage }`; iterate it for `agentMessage`, `codeRun` and the runs' own events.
+   */
+  ask(message: string, options?: AskOptions): AgentRun;
   /** Approval requests waiting now; `resolve(id, { approved, reason })` answers one (ids come in `approvalRequired` events). */
   readonly approvals: Approvals;
   /** The audit log file (`<outDir>/audit/<name>.jsonl`), unless `policies.audit` is false. */
@@ -153,6 +181,15 @@ export interface Session {
 }
 
 /**
+ * The declaration files (name → text) of what the sandbox gives agent code besides its capabilities: the sandbox
+ * globals and `@agent-spaces/std`. Every typecheck sees them; a build writes them for editors (`sandboxDeclarations`).
+ */
+export const SANDBOX_DECLARATIONS: ReadonlyMap<string, string> = new Map([
+  ['sandbox-globals.d.ts', SANDBOX_GLOBALS_DTS],
+  ['agent-spaces-std.d.ts', STD_DTS],
+]);
+
+/**
  * Creates a space from built capabilities (`agent-spaces capabilities build` writes them under `.agent-spaces/`).
  * @example
  * const space = await createSpace({ capabilities: ['train-schedule'] });
@@ -167,27 +204,37 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const rootDir = resolve(options.rootDir ?? process.cwd());
   const outDir = resolve(rootDir, options.outDir ?? '.agent-spaces');
   const capabilitiesDir = join(outDir, 'capabilities');
+  const stdProblem = findStdConfigProblem(options.std ?? {});
+  if (stdProblem) throw new AgentSpacesError('CONFIG_INVALID', stdProblem.message, { field: stdProblem.field });
+  const std = createStdCapability({
+    workspaceDir: resolve(rootDir, options.std?.fs?.root ?? join(outDir, 'workspaces', name)),
+    ...(options.std?.fs?.write !== undefined ? { write: options.std.fs.write } : {}),
+    ...(options.std?.http ? { http: options.std.http } : {}),
+  });
   const named = options.capabilities?.filter((c): c is string => typeof c === 'string');
-  const builtIds = named ? named.map(capabilityIdOf) : listBuiltCapabilities(capabilitiesDir);
+  const builtIds = named ? resolveCapabilityNames(capabilitiesDir, named) : listBuiltCapabilities(capabilitiesDir);
   // A server's stderr becomes a run log of the call in flight (or a line on stderr): the bridge below decides.
   const onOutput = (capability: string, source: string, line: string) => bridge.output(capability, source, line);
   const mcp = await createSpaceMcp(capabilitiesDir, builtIds, { rootDir, onOutput, ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}) });
-  const built = await loadCapabilities(capabilitiesDir, builtIds, options.handlers, mcp ? { mcp: mcp.pool } : {});
+  const recorder = mcp && options.recordResults !== false ? new ResultRecorder(outDir) : undefined;
+  const built = await loadCapabilities(capabilitiesDir, builtIds, options.handlers, {
+    ...(mcp ? { mcp: mcp.pool } : {}),
+    // Redacted before its shape is taken: a secret never reaches the record, not even as a field name.
+    ...(recorder ? { onMcpToolData: (id: string, tool: string, data: unknown) => recorder.record(id, tool, gate.redactor.value(data)) } : {}),
+  });
   // Compiled last, so that a missing built capability cannot leave the temporary folder behind.
   const inline = await buildInline(options.capabilities?.filter((c) => typeof c !== 'string') ?? []);
   const ids = [...builtIds, ...inline.ids];
   const dirOf = (id: string) => (inline.ids.includes(id) ? inline.capabilitiesDir : capabilitiesDir);
-  const capabilities = [
+  const loaded = [
     ...built,
     ...(inline.ids.length > 0 ? await loadCapabilities(inline.capabilitiesDir, inline.ids, { ...inline.handlers, ...options.handlers }) : []),
   ];
-  const std = createStdCapability({
-    workspaceDir: resolve(rootDir, options.workspaceDir ?? join(outDir, 'workspaces', name)),
-    http: { allowHosts: options.httpAllowHosts ?? [] },
-  });
+  const { capabilities, hidden } = withoutHidden(loaded, options.hideFunctions);
   let gate: ReturnType<typeof createGate>;
   try {
-    gate = createGate({ ...options, name, outDir, ...(mcp ? { mcpServers: mcp.servers, env: mcp.env } : {}) }, [...capabilities, std]);
+    // Policies are checked against every function, hidden ones included: a rule about one stays valid.
+    gate = createGate({ ...options, name, outDir, ...(mcp ? { mcpServers: mcp.servers, env: mcp.env } : {}) }, [...loaded, std]);
   } catch (error) {
     // Bad `policies` fail here, after inline definitions were compiled: leave nothing behind.
     await Promise.all([inline.dispose(), mcp?.close()]);
@@ -197,14 +244,12 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const approveScripts = options.policies?.approveScripts === true;
 
   const modules = new Map<string, string>([[STD_MODULE, STD_MODULE_SOURCE]]);
-  const declarations = new Map<string, string>([
-    ['sandbox-globals.d.ts', SANDBOX_GLOBALS_DTS],
-    ['agent-spaces-std.d.ts', STD_DTS],
-  ]);
+  const declarations = new Map<string, string>(SANDBOX_DECLARATIONS);
   for (const id of ids) {
     modules.set(CAPABILITY_PREFIX + id, readBuiltFile(dirOf(id), id, CAPABILITY_FILES.proxy));
     declarations.set(`${id}.d.ts`, readBuiltFile(dirOf(id), id, CAPABILITY_FILES.declarations));
   }
+  await hideDeclarations(declarations, capabilities, hidden);
 
   const sandboxOptions = { modules, ...(options.limits ? { limits: options.limits } : {}) };
   const sandbox: SandboxHost =
@@ -221,13 +266,20 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         execute,
         checkByDefault,
         approveScripts,
+        space: name,
         ...(session ? { sessionId: session.id } : {}),
-      }).then((result) => gate.redactor.value(result)),
+      }).then((result) => {
+        recorder?.flush();
+        return gate.redactor.value(result);
+      }),
     );
 
-  return {
+  const agentViews = new AgentViews(options, createSpace);
+  const space: Space = {
     name,
     capabilities: ids,
+    functions: new Map(capabilities.map((c) => [c.id, [...c.functions.keys()]])),
+    ask: (message, askOptions) => ask(space, agentViews, message, askOptions),
     approvals: bridge.approvals,
     auditFile: gate.auditFile,
     run: (code, runOptions = {}) => start(code, runOptions, (c, o) => sandbox.run(c, o)),
@@ -254,14 +306,17 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       return session;
     },
     async close() {
+      await agentViews.close();
       await Promise.all([...sessions].map((s) => s.close()));
       typecheck.dispose();
       await sandbox.close();
       await inline.dispose();
       await mcp?.close();
+      recorder?.flush();
       gate.close();
     },
   };
+  return space;
 }
 
 type Executor = (code: string, options: Parameters<SandboxHost['run']>[1]) => Promise<RunOutcome>;
@@ -273,6 +328,8 @@ interface RunContext {
   checkByDefault: boolean;
   /** Ask for approval of the whole script before it runs. */
   approveScripts: boolean;
+  /** The space's name, for the run's trace span. */
+  space: string;
   sessionId?: string;
 }
 
@@ -295,14 +352,17 @@ async function runCode(
   };
   record({ type: 'runStarted', ...(context.sessionId ? { sessionId: context.sessionId } : {}) });
   const runId = events[0]!.runId;
+  const runTrace = startRunSpan({ runId, space: context.space, ...(context.sessionId ? { sessionId: context.sessionId } : {}) });
   const origin: CallOrigin = {
     runId,
     ...(context.sessionId ? { sessionId: context.sessionId } : {}),
     onEvent: onCallEvent,
+    traceContext: runTrace.context,
     ...(options.onApproval ? { onApproval: options.onApproval } : {}),
   };
   const finish = (result: RunResult): RunResult => {
     record({ type: 'runFinished', ok: result.ok, durationMs: result.stats.durationMs, capabilityCalls: result.stats.capabilityCalls });
+    endRunSpan(runTrace.span, result);
     return result;
   };
 

@@ -1,4 +1,4 @@
-import { CAPABILITY_PREFIX, STD_MODULE, capabilitiesDir, capabilityIdOf, listBuiltCapabilities, readCatalog, resolveOutDir, type CatalogEntry } from '@agent-spaces/capabilities';
+import { CAPABILITY_PREFIX, STD_MODULE, capabilitiesDir, listBuiltCapabilities, readCatalog, resolveCapabilityNames, resolveOutDir, type CatalogEntry } from '@agent-spaces/capabilities';
 import type { Space } from '@agent-spaces/sdk';
 
 /** The searchable functions of a space and the `.d.ts` text of each module. */
@@ -20,10 +20,11 @@ let stdCatalog: { text: string; entries: Promise<CatalogEntry[]> } | undefined;
 
 /**
  * The catalog of `space`: the functions of `@agent-spaces/std`, then those of each built capability from the
- * `catalog.json` the compiler wrote next to it, and the declarations of each module for `describe_capabilities`.
- * Throws `CAPABILITY_STALE` for a capability built before the compiler wrote `catalog.json`.
+ * `catalog.json` the compiler wrote next to it (only the functions the space offers), and the declarations of each
+ * module for `describe_capabilities`. Throws `CAPABILITY_STALE` for a capability built before the compiler wrote
+ * `catalog.json`.
  */
-export async function buildCatalog(space: Pick<Space, 'capabilities' | 'declarations'>, options: CatalogOptions): Promise<Catalog> {
+export async function buildCatalog(space: Pick<Space, 'capabilities' | 'declarations'> & Partial<Pick<Space, 'functions'>>, options: CatalogOptions): Promise<Catalog> {
   const declarations = space.declarations();
   const entries: CatalogEntry[] = [];
   const modules = new Map<string, string>();
@@ -35,17 +36,19 @@ export async function buildCatalog(space: Pick<Space, 'capabilities' | 'declarat
   const dir = builtDir(options);
   for (const id of space.capabilities) {
     modules.set(CAPABILITY_PREFIX + id, declarations.get(`${id}.d.ts`) ?? '');
-    entries.push(...readCatalog(dir, id));
+    const offered = space.functions?.get(id);
+    // `path` is how agent code calls the function: `<exportName>.<function>`.
+    entries.push(...readCatalog(dir, id).filter((entry) => !offered || offered.includes(entry.path.slice(entry.path.indexOf('.') + 1))));
   }
   return { entries, modules };
 }
 
 /**
- * The catalog entries of the first of `ids` (default: every built capability) that has a function, read synchronously
- * before any space exists (the server's instructions are fixed when it starts); [] when none can be read. Only an
- * example is made of them, so an unbuilt or stale capability is skipped rather than reported.
+ * The catalog entries of `ids` (default: every built capability), read synchronously before any space exists (the
+ * server's instructions are fixed when it starts); an unbuilt or stale capability is skipped rather than reported, as
+ * the instructions only take an example and a note about MCP results from them.
  */
-export function firstCapabilityEntries(ids: readonly string[] | undefined, options: CatalogOptions): CatalogEntry[] {
+export function builtCatalogEntries(ids: readonly string[] | undefined, options: CatalogOptions): CatalogEntry[] {
   const dir = builtDir(options);
   const attempt = <T>(read: () => T, fallback: T): T => {
     try {
@@ -54,11 +57,8 @@ export function firstCapabilityEntries(ids: readonly string[] | undefined, optio
       return fallback;
     }
   };
-  for (const id of ids?.map(capabilityIdOf) ?? attempt(() => listBuiltCapabilities(dir), [])) {
-    const entries = attempt(() => readCatalog(dir, id), []);
-    if (entries.length > 0) return entries;
-  }
-  return [];
+  const names = ids ? attempt(() => resolveCapabilityNames(dir, ids), ids) : attempt(() => listBuiltCapabilities(dir), []);
+  return names.flatMap((id) => attempt(() => readCatalog(dir, id), []));
 }
 
 function builtDir(options: CatalogOptions): string {

@@ -6,6 +6,7 @@ import { startHttpServer } from './http.js';
 import { LOG_FORMATS, createServerLog, type LogFormat } from './log.js';
 import { createCodeModeHost, type CodeModeServerOptions } from './server.js';
 import type { SharedSpaceOptions } from './shared-spaces.js';
+import { startTraceExport } from './tracing.js';
 
 /** How often the config file is looked at for changes. */
 const CONFIG_POLL_MS = 500;
@@ -42,6 +43,11 @@ export async function serve(context: ServeContext): Promise<number> {
   const say = (text: string) => {
     if (flags.logFormat !== 'json') output.err(`agent-spaces mcp serve: ${text}`);
   };
+  const traces = await startTraceExport().catch((error: unknown) => {
+    say(`traces not exported: ${(error as Error).message}`);
+    return undefined;
+  });
+  if (traces) say(`exporting traces to ${traces.endpoint}`);
   const { loadConfig } = await import('@agent-spaces/compiler');
   const configFile = typeof values.config === 'string' ? values.config : undefined;
   const outDir = typeof values.out === 'string' ? resolve(values.out) : undefined;
@@ -54,16 +60,18 @@ export async function serve(context: ServeContext): Promise<number> {
       outDir: outDir ?? loaded.config.outDir,
       policies: loaded.config.policies,
       mcpServers: loaded.config.mcpServers,
+      std: loaded.config.std,
     };
-    return { file: loaded.file, settings: config.server, spaces, space };
+    return { file: loaded.file, settings: config.server, spaces, space, model: config.model };
   };
-  const { file, settings, spaces, space } = await load();
+  const { file, settings, spaces, space, model } = await load();
   const options: CodeModeServerOptions = {
     spaces,
     timeoutSeconds: flags.timeout ?? settings.timeoutSeconds ?? 3600,
     headlessMode: flags.headless ?? settings.headlessMode ?? 'deny',
     log,
     space,
+    ...(model ? { model } : {}),
   };
   const maxSessions = flags.maxSessions ?? settings.maxSessions;
   if (maxSessions !== undefined) options.maxSessions = maxSessions;
@@ -114,6 +122,7 @@ export async function serve(context: ServeContext): Promise<number> {
     process.stdin.off('end', onEnd);
     unwatchFile(file, onConfigChange);
     await codeHost.close();
+    await traces?.close();
     log.event('server.stopped', { transport: 'stdio', reason });
     return 0;
   }
@@ -149,6 +158,7 @@ export async function serve(context: ServeContext): Promise<number> {
   unwatchFile(file, onConfigChange);
   await codeHost.close();
   await http.close();
+  await traces?.close();
   log.event('server.stopped', { transport: 'http', reason });
   return 0;
 }

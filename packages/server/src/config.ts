@@ -1,4 +1,5 @@
 import { AgentSpacesError, type ObjectSchema } from '@agent-spaces/capabilities';
+import { MODEL_PROVIDERS, type ModelSettings, type ToolPermission } from '@agent-spaces/sdk';
 
 /** A skill of a space (seed 001): an injectable prompt fragment, switched on or off. */
 export interface SkillDefinition {
@@ -21,6 +22,21 @@ export interface UserTool {
   parameters: ObjectSchema;
   code: string;
 }
+
+/**
+ * A tool answered by a headless agent (seed 000): the call's arguments fill `prompt` (`{param}` is an argument,
+ * `{name}` the tool's name), and an agent run in the space answers it by writing code (docs/agents.md).
+ */
+export interface PromptTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments; the root must be `type: 'object'`. */
+  parameters: ObjectSchema;
+  prompt: string;
+  /** Most model turns of one call (default 10); past it the call fails with `MAX_TURNS`. */
+  maxTurns?: number;
+}
+
 
 /** One argument of a {@link PromptTemplate}. */
 export interface PromptArgumentDefinition {
@@ -48,8 +64,12 @@ export interface SpaceDefinition {
   skills?: SkillDefinition[];
   /** Built capability ids agent code may import (default: every built capability). */
   capabilities?: string[];
-  tools?: UserTool[];
+  tools?: Array<UserTool | PromptTool>;
   prompts?: PromptTemplate[];
+  /** The model of this space's agent runs (default: the config's top-level `model`). */
+  model?: ModelSettings;
+  /** Which capability functions a headless agent run may call (default `tool`). */
+  toolPermission?: ToolPermission;
   /** MCP `instructions` sent at initialization (default: the description plus how to use the code-mode tools). */
   instructions?: string;
 }
@@ -84,10 +104,11 @@ export interface ServerSettings {
   rateLimit?: RateLimitSettings | false;
 }
 
-/** The server's part of the config file: `{ server?, spaces? }`. */
+/** The server's part of the config file: `{ server?, spaces?, model? }`. */
 export interface ServerConfig {
   server: ServerSettings;
   spaces: SpaceDefinition[];
+  model?: ModelSettings;
 }
 
 /** Names of the tools every code-mode server offers; user-defined tools may not take them. */
@@ -105,6 +126,12 @@ export const BUILTIN_TOOL_NAMES = [
   'list_spaces',
   'get_space',
 ] as const;
+
+/**
+ * Names of the agent tools (docs/agents.md), listed only to clients that can have a model (sampling, or a configured
+ * `model`); user-defined tools may not take them either.
+ */
+export const AGENT_TOOL_NAMES: readonly string[] = ['invoke_agent', 'send_message'];
 
 /** Name of the MCP prompt offering a space's compiled prompt. */
 export function spacePromptName(spaceId: string): string {
@@ -125,7 +152,7 @@ export function parseServerConfig(value: unknown, file: string): ServerConfig {
   const server = root.server === undefined ? {} : parseSettings(check, root.server);
   const spaces = root.spaces === undefined ? [] : check.array(root.spaces, 'spaces').map((item, i) => parseSpace(check, item, `spaces[${i}]`));
   checkUnique(check, spaces);
-  return { server, spaces };
+  return root.model === undefined ? { server, spaces } : { server, spaces, model: parseModel(check, root.model, 'model') };
 }
 
 function parseSettings(check: Checker, value: unknown): ServerSettings {
@@ -167,7 +194,21 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
   return settings;
 }
 
-const SPACE_KEYS = ['id', 'name', 'description', 'version', 'systemPrompt', 'skills', 'capabilities', 'tools', 'prompts', 'instructions'];
+const SPACE_KEYS = [
+  'id',
+  'name',
+  'description',
+  'version',
+  'systemPrompt',
+  'skills',
+  'capabilities',
+  'tools',
+  'prompts',
+  'instructions',
+  'model',
+  'toolPermission',
+];
+const TOOL_PERMISSIONS: readonly ToolPermission[] = ['never', 'tool', 'always'];
 
 function parseSpace(check: Checker, value: unknown, at: string): SpaceDefinition {
   const o = check.object(value, at, SPACE_KEYS);
@@ -195,22 +236,51 @@ function parseSpace(check: Checker, value: unknown, at: string): SpaceDefinition
   if (o.prompts !== undefined) {
     space.prompts = check.array(o.prompts, `${at}.prompts`).map((item, i) => parsePrompt(check, item, `${at}.prompts[${i}]`));
   }
+  if (o.model !== undefined) space.model = parseModel(check, o.model, `${at}.model`);
+  if (o.toolPermission !== undefined) {
+    if (!TOOL_PERMISSIONS.includes(o.toolPermission as ToolPermission)) check.fail(`${at}.toolPermission`, 'must be "never", "tool" or "always"');
+    space.toolPermission = o.toolPermission as ToolPermission;
+  }
   return space;
 }
 
-function parseTool(check: Checker, value: unknown, at: string): UserTool {
-  const o = check.object(value, at, ['name', 'description', 'parameters', 'code']);
+function parseModel(check: Checker, value: unknown, at: string): ModelSettings {
+  const o = check.object(value, at, ['provider', 'model', 'baseURL', 'apiKey', 'timeoutSeconds', 'maxRetries']);
+  const provider = o.provider as ModelSettings['provider'];
+  if (!MODEL_PROVIDERS.includes(provider)) check.fail(`${at}.provider`, `must be one of ${MODEL_PROVIDERS.map((p) => `"${p}"`).join(', ')}`);
+  const model: ModelSettings = { provider, model: check.string(o.model, `${at}.model`) };
+  if (o.baseURL !== undefined) {
+    const url = check.string(o.baseURL, `${at}.baseURL`);
+    if (!/^https?:\/\//.test(url)) check.fail(`${at}.baseURL`, 'must be an http(s) URL');
+    model.baseURL = url;
+  } else if (provider === 'openai-compatible') check.fail(`${at}.baseURL`, 'is required for provider "openai-compatible"');
+  if (o.apiKey !== undefined) model.apiKey = check.string(o.apiKey, `${at}.apiKey`);
+  if (o.timeoutSeconds !== undefined) model.timeoutSeconds = check.positive(o.timeoutSeconds, `${at}.timeoutSeconds`);
+  if (o.maxRetries !== undefined) model.maxRetries = check.integer(o.maxRetries, `${at}.maxRetries`, 0, 10);
+  return model;
+}
+
+function parseTool(check: Checker, value: unknown, at: string): UserTool | PromptTool {
+  const o = check.object(value, at, ['name', 'description', 'parameters', 'code', 'prompt', 'maxTurns']);
   const name = check.string(o.name, `${at}.name`);
   if (!TOOL_NAME.test(name)) check.fail(`${at}.name`, 'may hold only letters, digits, "_" and "-" (at most 64)');
   const parameters = check.object(o.parameters, `${at}.parameters`);
   if (parameters.type !== 'object') check.fail(`${at}.parameters.type`, 'must be "object" (a tool takes one arguments object)');
   if (parameters.properties !== undefined) check.object(parameters.properties, `${at}.parameters.properties`);
-  return {
-    name,
-    description: check.string(o.description, `${at}.description`),
-    parameters: parameters as unknown as ObjectSchema,
-    code: check.string(o.code, `${at}.code`),
-  };
+  const common = { name, description: check.string(o.description, `${at}.description`), parameters: parameters as unknown as ObjectSchema };
+  if ((o.code === undefined) === (o.prompt === undefined)) check.fail(at, 'must have exactly one of "code" and "prompt"');
+  if (o.code !== undefined) {
+    if (o.maxTurns !== undefined) check.fail(`${at}.maxTurns`, 'applies only to a tool with "prompt"');
+    return { ...common, code: check.string(o.code, `${at}.code`) };
+  }
+  const tool: PromptTool = { ...common, prompt: check.string(o.prompt, `${at}.prompt`) };
+  if (o.maxTurns !== undefined) tool.maxTurns = check.integer(o.maxTurns, `${at}.maxTurns`, 1, 100);
+  return tool;
+}
+
+/** True for a tool answered by a headless agent rather than a script. */
+export function isPromptTool(tool: UserTool | PromptTool): tool is PromptTool {
+  return 'prompt' in tool;
 }
 
 function parsePrompt(check: Checker, value: unknown, at: string): PromptTemplate {
@@ -238,7 +308,7 @@ function parsePrompt(check: Checker, value: unknown, at: string): PromptTemplate
 /** Space ids, tool names and prompt names must be unique across the whole server. */
 function checkUnique(check: Checker, spaces: SpaceDefinition[]): void {
   const ids = new Set<string>();
-  const tools = new Set<string>(BUILTIN_TOOL_NAMES);
+  const tools = new Set<string>([...BUILTIN_TOOL_NAMES, ...AGENT_TOOL_NAMES]);
   const prompts = new Set(spaces.map((s) => spacePromptName(s.id)));
   spaces.forEach((space, i) => {
     if (ids.has(space.id)) check.fail(`spaces[${i}].id`, `duplicates the space id "${space.id}"`);

@@ -4,10 +4,11 @@ import type { RunOptions, RunResult } from '@agent-spaces/sdk';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ArgumentsValidator } from './args.js';
 import type { Catalog } from './catalog.js';
+import type { ModelSettings } from '@agent-spaces/sdk';
 import type { HeadlessMode, SpaceDefinition } from './config.js';
 import type { ServerLog } from './log.js';
 import type { SessionStore, StoredSession } from './sessions.js';
-import type { SharedSpaces } from './shared-spaces.js';
+import type { SharedSpaces, SpaceVariant } from './shared-spaces.js';
 
 /** State shared by every connection of one server. */
 export interface HostState {
@@ -21,6 +22,8 @@ export interface HostState {
   readonly baseDir: string;
   readonly validator: ArgumentsValidator;
   readonly log: ServerLog;
+  /** The configured model of agent runs in spaces without their own (the config's top-level `model`). */
+  readonly model?: ModelSettings;
 }
 
 /** What a client's tools use of a shared space: its runs and sessions are marked as this client's (`owner`). */
@@ -71,18 +74,21 @@ export class Connection {
     return found;
   }
 
-  /** This client's view of the shared space of `definition`; rejects as creating the space would (e.g. a stale build). */
-  async space(definition: SpaceDefinition): Promise<ClientSpace> {
+  /**
+   * This client's view of the shared space of `definition` (or of its restricted `variant`); rejects as creating the
+   * space would (e.g. a stale build).
+   */
+  async space(definition: SpaceDefinition, variant?: SpaceVariant): Promise<ClientSpace> {
     this.#assertOpen();
     const { shared } = this.state;
     const owner = this.id;
-    const { space, release } = await shared.use(definition);
+    const { space, release } = await shared.use(definition, variant);
     release();
     return {
       capabilities: space.capabilities,
       run: async (code, options) => {
         this.#assertOpen();
-        const current = await shared.use(definition);
+        const current = await shared.use(definition, variant);
         try {
           return await current.space.run(code, { ...options, owner });
         } finally {
@@ -91,7 +97,7 @@ export class Connection {
       },
       createSession: async () => {
         this.#assertOpen();
-        const current = await shared.use(definition);
+        const current = await shared.use(definition, variant);
         try {
           const session = current.space.createSession({ owner });
           return {
@@ -107,9 +113,9 @@ export class Connection {
     };
   }
 
-  /** The searchable functions of `definition`'s space. */
-  catalog(definition: SpaceDefinition): Promise<Catalog> {
-    return this.state.shared.catalog(definition);
+  /** The searchable functions of `definition`'s space (or of its `variant`). */
+  catalog(definition: SpaceDefinition, variant?: SpaceVariant): Promise<Catalog> {
+    return this.state.shared.catalog(definition, variant);
   }
 
   /** Ends this connection's sessions (`reason` says why to a later lookup); runs it started end with their calls. */

@@ -1,11 +1,12 @@
 import { CAPABILITY_PREFIX, STD_MODULE, type CatalogEntry } from '@agent-spaces/capabilities';
 import type { Catalog } from './catalog.js';
 import type { SpaceDefinition } from './config.js';
-import { formatSearch } from './search.js';
+import { MCP_RESULT_NOTE, formatModules, returnsMcpResult } from './search.js';
 
 /**
  * How to write code for a space: part of every compiled prompt and of the server's instructions. The import example
- * uses the first capability module among `entries` (catalog order), or says the space has none.
+ * uses the first capability module among `entries` (catalog order), or says the space has none; the note on MCP
+ * results is there when one of them returns one.
  */
 export function codeInstructions(entries: readonly CatalogEntry[]): string {
   const first = entries.find((e) => e.module.startsWith(CAPABILITY_PREFIX));
@@ -21,6 +22,7 @@ export function codeInstructions(entries: readonly CatalogEntry[]): string {
     '- `export default <value>` (or a top-level `return`) is the result; `console.log` output comes back as logs.',
     '- The script is typechecked before it runs; type errors come back with their line.',
     '- A failed call throws an error with a stable `code` (`INVALID_PARAMS`, `APPROVAL_DENIED`, …) that the script can catch.',
+    ...(returnsMcpResult(entries) ? [`- ${MCP_RESULT_NOTE}`] : []),
     '- `search_capabilities` finds functions (detail: names | signatures | full); `describe_capabilities` gives full types.',
   ].join('\n');
 }
@@ -67,8 +69,7 @@ export function compiledPrompt(space: SpaceDefinition, catalog: Catalog): string
   }
   parts.push('---', codeInstructions(catalog.entries));
   if (catalog.entries.length > 0) {
-    const all = catalog.entries.map((entry) => ({ entry, score: 0 }));
-    parts.push(`## Capabilities\n\`\`\`ts\n${formatSearch('', all, 'signatures', all.length, catalog)}\n\`\`\``);
+    parts.push(`## Capabilities\n\`\`\`ts\n${formatModules(catalog.entries, 'signatures').join('\n')}\n\`\`\``);
   }
   return parts.join('\n\n');
 }

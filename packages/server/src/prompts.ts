@@ -40,10 +40,7 @@ export async function getPrompt(connection: Connection, name: string, args: Reco
   throw new McpError(ErrorCode.InvalidParams, `No prompt "${name}"`, { code: 'PROMPT_NOT_FOUND', name });
 }
 
-/**
- * Replaces `{arg}` with the argument's value (an optional argument left out becomes empty) and `{name}` with the
- * prompt's name unless an argument is called `name`; any other `{…}` stays as written.
- */
+/** `template` filled from `args` (see {@link fillPlaceholders}) after checking them against its arguments. */
 function fillTemplate(template: PromptTemplate, args: Record<string, string>): string {
   const declared = new Map((template.arguments ?? []).map((a) => [a.name, a]));
   const issues: ArgumentIssue[] = [
@@ -56,9 +53,19 @@ function fillTemplate(template: PromptTemplate, args: Record<string, string>): s
     const error = invalidArguments(`prompt ${template.name}`, issues);
     throw new McpError(ErrorCode.InvalidParams, error.message, { code: error.code, ...error.data });
   }
-  return template.template.replace(/\{([A-Za-z_][\w-]*)\}/g, (whole, key: string) => {
-    if (args[key] !== undefined) return args[key];
+  return fillPlaceholders(template.template, template.name, args, new Set(declared.keys()));
+}
+
+/**
+ * The one template rule of prompts and prompt tools: `{arg}` becomes the argument's value (a string as is, anything
+ * else as JSON; a declared argument left out becomes empty) and `{name}` the prompt's or tool's `name` unless an
+ * argument is called `name`; any other `{…}` stays as written.
+ */
+export function fillPlaceholders(text: string, name: string, args: Readonly<Record<string, unknown>>, declared: ReadonlySet<string>): string {
+  return text.replace(/\{([A-Za-z_][\w-]*)\}/g, (whole, key: string) => {
+    const value = Object.hasOwn(args, key) ? args[key] : undefined;
+    if (value !== undefined) return typeof value === 'string' ? value : JSON.stringify(value);
     if (declared.has(key)) return '';
-    return key === 'name' ? template.name : whole;
+    return key === 'name' ? name : whole;
   });
 }

@@ -25,7 +25,7 @@ export function errorCodeOf(result: CallToolResult): string | undefined {
 }
 
 /** One capability call of a run, as `execute` and `send_code` report it (seed 004's event array). */
-interface CallSummary {
+export interface CallSummary {
   type: 'capability_call';
   capability: string;
   function: string;
@@ -56,7 +56,7 @@ export function formatLog(log: Pick<RunLog, 'level' | 'message'>): string {
 }
 
 /** Merges each `capabilityCall` with its `capabilityResult`; logs and run start/end are reported elsewhere. */
-function summarizeEvents(events: readonly RunEvent[]): CallSummary[] {
+export function summarizeEvents(events: readonly RunEvent[]): CallSummary[] {
   const calls = new Map<string, CallSummary>();
   for (const event of events) {
     if (event.type === 'capabilityCall') {

@@ -1,4 +1,4 @@
-import { searchWords, type CatalogEntry } from '@agent-spaces/capabilities';
+import { CATALOG_WORD_KINDS, searchWords, type CatalogEntry } from '@agent-spaces/capabilities';
 import type { Catalog } from './catalog.js';
 
 /** How much of each matching function `search_capabilities` shows. */
@@ -7,20 +7,39 @@ export type SearchDetail = 'names' | 'signatures' | 'full';
 /** The detail levels, in order of size. */
 export const SEARCH_DETAILS: readonly SearchDetail[] = ['names', 'signatures', 'full'];
 
+/**
+ * The one sentence explaining what an MCP tool without an output schema resolves to, given wherever such a function is
+ * shown (instructions, the `inject` prompt, search answers), so an agent never has to look the shape up.
+ */
+export const MCP_RESULT_NOTE =
+  '`McpToolResult` is `{ text, content, data? }`: `text` joins the text blocks, `data` is their JSON parsed (or ' +
+  '`structuredContent`), `content` has every block; `McpDataResult<T>` has `data: T`, inferred from results seen.';
+
+/** True when one of `entries` resolves to an MCP tool result, so {@link MCP_RESULT_NOTE} is worth its tokens. */
+export function returnsMcpResult(entries: readonly Pick<CatalogEntry, 'signature'>[]): boolean {
+  return entries.some((e) => /\bMcp(Tool|Data)Result\b/.test(e.signature));
+}
+
 /** A scored match. */
 export interface SearchHit {
   entry: CatalogEntry;
   score: number;
 }
 
-const WEIGHTS = { name: 3, module: 2, doc: 1 } as const;
+/** What a query word found in each list of a function's words is worth. */
+const WEIGHTS: Readonly<Record<CatalogWordKind, number>> = { name: 3, module: 2, fields: 1.5, doc: 1, context: 0.25 };
 /** Hits scoring under this share of the best hit are noise (one common word in a doc comment) and are left out. */
 const RELEVANCE = 0.5;
+/** A query word of this many letters or more also matches a word one typo away (one letter added, dropped, changed or swapped). */
+const TYPO_MIN_LENGTH = 4;
+
+type CatalogWordKind = (typeof CATALOG_WORD_KINDS)[number];
 
 /**
- * Scores every entry against the query's words: a word found in the function's name counts 3, in its module or object
- * path 2, in its doc 1; a word starting with the query word (3+ letters) counts half. Best first; entries matching nothing, or scoring
- * under half the best, are left out.
+ * Scores every entry against the query's words (stemmed as the catalog's are): a word found in the function's name
+ * counts 3, in its module or object path 2, among its parameter and result field names 1.5, in its doc 1, in its
+ * capability's own description 0.25; a word starting with the query word (3+ letters) counts half, a word one typo
+ * away (4+ letters) 0.6. Best first; entries matching nothing, or scoring under half the best, are left out.
  */
 export function searchCatalog(catalog: Catalog, query: string): SearchHit[] {
   const terms = [...new Set(searchWords(query))];
@@ -30,12 +49,9 @@ export function searchCatalog(catalog: Catalog, query: string): SearchHit[] {
     let score = 0;
     let matched = 0;
     for (const term of terms) {
-      const best = Math.max(
-        match(term, entry.words.name) * WEIGHTS.name,
-        match(term, entry.words.module) * WEIGHTS.module,
-        match(term, entry.words.doc) * WEIGHTS.doc,
-      );
-      if (best > 0) matched++;
+      const best = Math.max(...CATALOG_WORD_KINDS.map((kind) => match(term, entry.words[kind]) * WEIGHTS[kind]));
+      // A weak match (a doc prefix, a capability's description) covers its query word only in part.
+      matched += Math.min(best, 1);
       score += best;
     }
     // Matching every word of the query beats matching one word many times.
@@ -50,9 +66,23 @@ function match(term: string, candidates: readonly string[]): number {
   let best = 0;
   for (const word of candidates) {
     if (word === term) return 1;
-    if (term.length >= 3 && word.startsWith(term)) best = 0.5;
+    if (term.length >= 3 && word.startsWith(term)) best = Math.max(best, 0.5);
+    if (term.length >= TYPO_MIN_LENGTH && word.length >= TYPO_MIN_LENGTH && oneTypoApart(term, word)) best = Math.max(best, 0.6);
   }
   return best;
+}
+
+/** True when `a` and `b` differ by exactly one letter added, dropped, changed, or two neighbours swapped. */
+function oneTypoApart(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1 || a === b) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length) {
+    const swapped = a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+    return swapped || a.slice(i + 1) === b.slice(i + 1);
+  }
+  const [longer, shorter] = a.length > b.length ? [a, b] : [b, a];
+  return longer.slice(i + 1) === shorter.slice(i);
 }
 
 /**
@@ -63,14 +93,21 @@ export function formatSearch(query: string, hits: readonly SearchHit[], detail: 
   if (hits.length === 0) {
     return `No function matches "${query}". Modules: ${[...catalog.modules.keys()].join(', ')}. Try other words, or describe_capabilities.`;
   }
-  const shown = hits.slice(0, limit);
-  const lines: string[] = [];
-  for (const [module, group] of groupBy(shown, (h) => h.entry.module)) {
-    lines.push(`// from '${module}'`);
-    for (const { entry } of group) lines.push(...formatEntry(entry, detail));
-  }
+  const shown = hits.slice(0, limit).map((h) => h.entry);
+  const lines = formatModules(shown, detail);
   if (hits.length > shown.length) lines.push(`// ${hits.length - shown.length} more match: raise limit or refine the query`);
+  if (detail === 'signatures' && returnsMcpResult(shown)) lines.push(`// ${MCP_RESULT_NOTE}`);
   return lines.join('\n');
+}
+
+/** `entries` grouped by module under a `// from '<module>'` line, each shown at `detail`. */
+export function formatModules(entries: readonly CatalogEntry[], detail: SearchDetail): string[] {
+  const lines: string[] = [];
+  for (const [module, group] of groupBy(entries, (e) => e.module)) {
+    lines.push(`// from '${module}'`);
+    for (const entry of group) lines.push(...formatEntry(entry, detail));
+  }
+  return lines;
 }
 
 function formatEntry(entry: CatalogEntry, detail: SearchDetail): string[] {

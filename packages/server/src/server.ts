@@ -8,10 +8,12 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { modelAvailable } from './agent/choose.js';
 import { ArgumentsValidator } from './args.js';
-import { parseServerConfig, type HeadlessMode, type SpaceDefinition } from './config.js';
+import type { ModelSettings } from '@agent-spaces/sdk';
+import { AGENT_TOOL_NAMES, isPromptTool, parseServerConfig, type HeadlessMode, type SpaceDefinition } from './config.js';
 import { Connection, type HostState } from './connection.js';
-import { firstCapabilityEntries } from './catalog.js';
+import { builtCatalogEntries } from './catalog.js';
 import { codeInstructions } from './inject.js';
 import { silentLog, type ServerLog } from './log.js';
 import { getPrompt, listPrompts } from './prompts.js';
@@ -23,6 +25,8 @@ import { progressIntervalMs } from './tools/progress.js';
 import { sessionTools } from './tools/sessions.js';
 import { spaceTools } from './tools/spaces.js';
 import type { ToolSpec } from './tools/types.js';
+import { agentTools } from './tools/agents.js';
+import { promptToolSpec } from './tools/prompt.js';
 import { userToolSpec } from './tools/user.js';
 
 /** Version reported in `serverInfo` when the space has none. */
@@ -53,6 +57,8 @@ export interface CodeModeServerOptions {
   progressIntervalSeconds?: number;
   /** Where tool calls, sessions and clients are logged (default: nowhere; `createServerLog()` writes to stderr). */
   log?: ServerLog;
+  /** The model of agent runs (prompt tools) in spaces without their own, for clients without sampling (docs/agents.md). */
+  model?: ModelSettings;
 }
 
 /** Counts of what a code-mode server holds open; the body of the HTTP `/health` endpoint besides `status`. */
@@ -98,9 +104,10 @@ export interface CodeModeHost {
  */
 export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost {
   const where = 'createCodeModeServer options';
-  const { server: settings } = parseServerConfig(
+  const { server: settings, model } = parseServerConfig(
     {
       spaces: [],
+      model: options.model,
       server: {
         timeoutSeconds: options.timeoutSeconds,
         maxSessions: options.maxSessions,
@@ -127,6 +134,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
     baseDir: resolve(spaceOptions.rootDir ?? process.cwd()),
     validator: new ArgumentsValidator(),
     log,
+    ...(model ? { model } : {}),
   };
   const calls: CallSettings = { log, progressIntervalMs: progressIntervalMs(options.progressIntervalSeconds, where) };
   let specs = toolSpecs(spaces, state.baseDir);
@@ -141,7 +149,9 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       const server = new Server(info, { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } }, instructions });
       const connection = new Connection(state, server);
       connections.add(connection);
-      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: specs.map(toolListing) }));
+      server.setRequestHandler(ListToolsRequestSchema, () => ({
+        tools: specs.filter((s) => !AGENT_TOOL_NAMES.includes(s.name) || modelAvailable(connection)).map(toolListing),
+      }));
       server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(specs, request.params, connection, extra, calls));
       server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts(state.spaces) }));
       server.setRequestHandler(GetPromptRequestSchema, (request) => getPrompt(connection, request.params.name, request.params.arguments));
@@ -222,7 +232,8 @@ function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string): ToolSpe
     ...codeTools(ids),
     ...sessionTools(ids),
     ...spaceTools(ids),
-    ...spaces.flatMap((space) => (space.tools ?? []).map((tool) => userToolSpec(space, tool, baseDir))),
+    ...agentTools(ids),
+    ...spaces.flatMap((space) => (space.tools ?? []).map((tool) => (isPromptTool(tool) ? promptToolSpec(space, tool) : userToolSpec(space, tool, baseDir)))),
   ];
 }
 
@@ -245,5 +256,5 @@ function serverInstructions(spaces: readonly SpaceDefinition[], options: SharedS
   const intro = only
     ? [only.description ?? `Space "${only.name}".`]
     : ['Spaces (pass `spaceId`; the first is the default):', ...spaces.map((s) => `- ${s.id}: ${s.name}${s.description ? ` — ${s.description}` : ''}`)];
-  return [...intro, '', codeInstructions(firstCapabilityEntries(spaces[0]!.capabilities, options))].join('\n');
+  return [...intro, '', codeInstructions(builtCatalogEntries(spaces[0]!.capabilities, options))].join('\n');
 }

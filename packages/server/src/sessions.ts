@@ -1,9 +1,10 @@
 import { AgentSpacesError, payloadBytes } from '@agent-spaces/capabilities';
 import type { RunOptions, RunResult } from '@agent-spaces/sdk';
+import type { AgentMessage } from '@agent-spaces/sdk';
 import { silentLog, type ServerLog } from './log.js';
 
 /** One finished run of a session, as `get_session_history` returns it. */
-interface HistoryEntry {
+interface RunEntry {
   seq: number;
   at: string;
   code: string;
@@ -13,6 +14,15 @@ interface HistoryEntry {
   duration_ms: number;
   capability_calls: number;
 }
+
+/** One message of an agent conversation (`send_message`), as `get_session_history` returns it between the runs. */
+interface MessageEntry {
+  at: string;
+  role: 'user' | 'assistant';
+  text: string;
+}
+
+type HistoryEntry = RunEntry | MessageEntry;
 
 /** What the store needs of a session: an SDK session, or a client's view of one. */
 export interface StoredSession {
@@ -32,6 +42,8 @@ export interface SessionRecord {
   lastUsedAt: Date;
   runs: number;
   readonly history: HistoryEntry[];
+  /** The conversation of a session `send_message` started (none for `create_session`'s). */
+  conversation?: AgentMessage[];
 }
 
 /** Why a session id no longer answers. */
@@ -175,6 +187,12 @@ export class SessionStore {
       slot.busy--;
       this.#touch(slot);
     }
+  }
+
+  /** Appends a message of the session's agent conversation to its history, after the runs so far. */
+  addMessage(record: SessionRecord, role: MessageEntry['role'], text: string): void {
+    record.history.push({ at: new Date().toISOString(), role, text: text.length > MAX_CODE_IN_HISTORY ? `${text.slice(0, MAX_CODE_IN_HISTORY)}…` : text });
+    if (record.history.length > MAX_HISTORY) record.history.shift();
   }
 
   /** Closes the session `id` of `owner`. */

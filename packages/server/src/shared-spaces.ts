@@ -1,12 +1,21 @@
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { join } from 'node:path';
 import { AgentSpacesError, OUTPUT_FILES, resolveOutDir } from '@agent-spaces/capabilities';
-import { createSpace, type SandboxStats, type Space, type SpaceOptions } from '@agent-spaces/sdk';
+import { createSpace, type FunctionFilter, type SandboxStats, type Space, type SpaceOptions } from '@agent-spaces/sdk';
 import { buildCatalog, type Catalog } from './catalog.js';
 import type { SpaceDefinition } from './config.js';
 
 /** `createSpace()` options shared by every space of a server (name, capabilities and approvals are set per space or run). */
 export type SharedSpaceOptions = Omit<SpaceOptions, 'name' | 'capabilities' | 'onApproval'>;
+
+/**
+ * A restricted space of a definition (a headless agent run's): `key` tells it apart from the definition's full space,
+ * `hideFunctions` picks the functions it leaves out. It shares the definition's name, so its workspace.
+ */
+export interface SpaceVariant {
+  key: string;
+  hideFunctions: FunctionFilter;
+}
 
 /** One `Space` of a space definition, made from one build. */
 interface Generation {
@@ -60,11 +69,11 @@ export class SharedSpaces {
   }
 
   /**
-   * The current space of `definition` (created on first use; a failed creation is retried next time), held until
-   * `release()` so that a reload does not close it under a run or a session.
+   * The current space of `definition` (or of its `variant`; created on first use; a failed creation is retried next
+   * time), held until `release()` so that a reload does not close it under a run or a session.
    */
-  async use(definition: SpaceDefinition): Promise<{ space: Space; release(): void }> {
-    const generation = this.#generation(definition);
+  async use(definition: SpaceDefinition, variant?: SpaceVariant): Promise<{ space: Space; release(): void }> {
+    const generation = this.#generation(definition, variant);
     generation.users++;
     let released = false;
     const release = () => {
@@ -81,9 +90,9 @@ export class SharedSpaces {
     }
   }
 
-  /** The searchable functions of `definition`'s current space. */
-  async catalog(definition: SpaceDefinition): Promise<Catalog> {
-    const generation = this.#generation(definition);
+  /** The searchable functions of `definition`'s current space (or of its `variant`). */
+  async catalog(definition: SpaceDefinition, variant?: SpaceVariant): Promise<Catalog> {
+    const generation = this.#generation(definition, variant);
     if (!generation.catalog) {
       const catalog = generation.space.then((space) => buildCatalog(space, this.#options));
       generation.catalog = catalog;
@@ -126,17 +135,24 @@ export class SharedSpaces {
     await Promise.all(all.map((g) => g.space.then((space) => space.close()).catch(() => undefined)));
   }
 
-  #generation(definition: SpaceDefinition): Generation {
+  #generation(definition: SpaceDefinition, variant?: SpaceVariant): Generation {
     if (this.#closed) throw new AgentSpacesError('SPACE_CLOSED', 'The code-mode server is closed');
-    const current = this.#current.get(definition.id);
+    // Space ids hold no NUL, so a variant's key never equals another definition's.
+    const key = variant ? `${definition.id}\0${variant.key}` : definition.id;
+    const current = this.#current.get(key);
     if (current) return current;
-    const space = createSpace({ ...this.#options, name: definition.id, ...(definition.capabilities ? { capabilities: definition.capabilities } : {}) });
+    const space = createSpace({
+      ...this.#options,
+      name: definition.id,
+      ...(definition.capabilities ? { capabilities: definition.capabilities } : {}),
+      ...(variant ? { hideFunctions: variant.hideFunctions } : {}),
+    });
     const generation: Generation = { space, ready: undefined, catalog: undefined, users: 0, retired: false };
-    this.#current.set(definition.id, generation);
+    this.#current.set(key, generation);
     space.then(
       (ready) => void (generation.ready = ready),
       () => {
-        if (this.#current.get(definition.id) === generation) this.#current.delete(definition.id);
+        if (this.#current.get(key) === generation) this.#current.delete(key);
       },
     );
     return generation;

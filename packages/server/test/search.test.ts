@@ -2,7 +2,7 @@ import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { searchWords } from '@agent-spaces/capabilities';
+import { searchWords, type CatalogEntry } from '@agent-spaces/capabilities';
 import { buildCapabilities } from '@agent-spaces/compiler';
 import { buildCatalog, type Catalog } from '../src/catalog.js';
 import { formatSearch, searchCatalog } from '../src/search.js';
@@ -160,6 +160,48 @@ describe('searchCatalog', () => {
 
   it('splits camelCase, snake_case and kebab-case and drops stop words', () => {
     expect(searchWords('getTrainDetails list_channels mcp-slack the')).toEqual(['get', 'train', 'detail', 'list', 'channel', 'mcp', 'slack']);
+  });
+
+  it('folds word forms to one stem', () => {
+    expect(new Set(searchWords('create creates created creating'))).toEqual(new Set(['creat']));
+    expect(new Set(searchWords('entity entities'))).toEqual(new Set(['entity']));
+    expect(new Set(searchWords('stop stops stopped stopping'))).toEqual(new Set(['stop']));
+    // Too short a stem, or no vowel in it: the word stays whole.
+    expect(searchWords('string status address bring')).toEqual(['string', 'status', 'address', 'bring']);
+  });
+
+  it('matches a word one typo away (added, dropped, changed or swapped letter), never for short words', async () => {
+    const c = await catalogOf();
+    for (const typo of ['wether', 'weatherr', 'waether', 'weathar']) expect(searchCatalog(c, typo)[0]?.entry.path).toBe('weather.getWeather');
+    expect(searchCatalog(c, 'shcedule')[0]!.entry.path).toBe('trainSchedule.getSchedule');
+    expect(searchCatalog(c, 'wthr')).toEqual([]);
+    expect(searchCatalog(c, 'gte')).toEqual([]);
+  });
+
+  it('finds a function by the field names of its parameters and result', async () => {
+    const c = await catalogOf();
+    expect(searchCatalog(c, 'temperature').map((h) => h.entry.path)).toEqual(['weather.getWeather']);
+    expect(searchCatalog(c, 'stops')[0]!.entry.path).toBe('trainSchedule.getTrainDetails');
+    expect(searchCatalog(c, 'trainId')[0]!.entry.path).toBe('trainSchedule.getTrainDetails');
+  });
+
+  it("counts words of a capability's own description far below the function's own words", () => {
+    const entry = (path: string, words: Partial<CatalogEntry['words']>): CatalogEntry => ({
+      module: '@capabilities/x',
+      path,
+      signature: `${path}(): Promise<void>`,
+      summary: '',
+      doc: '',
+      related: [],
+      words: { name: [], module: [], fields: [], doc: [], context: [], ...words },
+    });
+    // An MCP server's instructions mention remembering facts about people: they are about the server, not about echo.
+    const catalog: Catalog = {
+      entries: [entry('x.echo', { name: ['echo'], context: ['remember', 'fact', 'person'] }), entry('x.addObservation', { doc: ['fact', 'person'] })],
+      modules: new Map(),
+    };
+    expect(searchCatalog(catalog, 'remember a fact about a person').map((h) => h.entry.path)).toEqual(['x.addObservation']);
+    expect(searchCatalog(catalog, 'remember').map((h) => h.entry.path)).toEqual(['x.echo']);
   });
 });
 

@@ -1,23 +1,19 @@
 import { resolve } from 'node:path';
-import { AgentSpacesError, STD_CAPABILITY } from '@agent-spaces/capabilities';
+import { AgentSpacesError, STD_CAPABILITY, STD_HTTP_METHODS, findStdConfigProblem, type StdConfig } from '@agent-spaces/capabilities';
 import type { HostCapability, HostFunction } from '@agent-spaces/bridge';
 import { cryptoFunctions } from './host/crypto.js';
 import { fsFunctions } from './host/fs.js';
 import { httpFunctions } from './host/http.js';
 import { Workspace } from './host/workspace.js';
 
-/** Settings of the std capability of one space. */
+/** Settings of the std capability of one space: the config's `std.http` and `std.fs.write`, and the resolved folder. */
 export interface StdOptions {
   /** The folder `fs` works in (created on first use); paths cannot leave it. */
   workspaceDir: string;
-  http?: {
-    /** Hosts `http` may reach: `example.com`, `*.example.com` (subdomains), `host:port`. Default: none. */
-    allowHosts?: string[];
-    /** Longest a request may take, in ms (default 30 000); agent code may ask for less, never more. */
-    timeoutMs?: number;
-    /** Largest response body read, in bytes (default 10 MiB). */
-    maxBytes?: number;
-  };
+  /** Whether `fs` may change the folder (default false: `writeFile`, `appendFile`, `mkdir` and `rm` fail `ACCESS_DENIED`). */
+  write?: boolean;
+  /** Hosts and methods `http` may use, its timeout and body cap (default: no host). */
+  http?: NonNullable<StdConfig['http']>;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -28,18 +24,24 @@ const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
  * params schema, called from the sandbox as `call('std', 'fs.readFile', { path })` and passing through the bridge's
  * validation and policy like any capability.
  * @example
- * const bridge = createBridge({ capabilities: [createStdCapability({ workspaceDir: './work', http: { allowHosts: ['api.example.com'] } })] });
+ * const bridge = createBridge({ capabilities: [createStdCapability({ workspaceDir: './work', write: true, http: { allowHosts: ['api.example.com'] } })] });
  */
 export function createStdCapability(options: StdOptions): HostCapability {
   if (typeof options.workspaceDir !== 'string' || options.workspaceDir === '') {
     throw new AgentSpacesError('CONFIG_INVALID', 'std: workspaceDir must be a folder path', { field: 'workspaceDir' });
   }
-  const timeoutMs = positive(options.http?.timeoutMs, DEFAULT_TIMEOUT_MS, 'http.timeoutMs');
-  const maxBytes = positive(options.http?.maxBytes, DEFAULT_MAX_BYTES, 'http.maxBytes');
+  const problem = findStdConfigProblem({ http: options.http, fs: { write: options.write } });
+  if (problem) throw new AgentSpacesError('CONFIG_INVALID', problem.message, { field: problem.field });
+  const http = options.http ?? {};
   const functions: HostFunction[] = [
     ...cryptoFunctions(),
-    ...fsFunctions(new Workspace(resolve(options.workspaceDir))),
-    ...httpFunctions({ allowHosts: [...(options.http?.allowHosts ?? [])], timeoutMs, maxBytes }),
+    ...fsFunctions(new Workspace(resolve(options.workspaceDir)), options.write === true),
+    ...httpFunctions({
+      allowHosts: http.allowHosts ?? [],
+      methods: http.methods ?? STD_HTTP_METHODS,
+      timeoutMs: http.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxBytes: http.maxBytes ?? DEFAULT_MAX_BYTES,
+    }),
   ];
   return {
     id: STD_CAPABILITY,
@@ -47,12 +49,4 @@ export function createStdCapability(options: StdOptions): HostCapability {
     config: {},
     functions: new Map(functions.map((fn) => [fn.name, fn])),
   };
-}
-
-function positive(value: number | undefined, fallback: number, field: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !(value > 0)) {
-    throw new AgentSpacesError('CONFIG_INVALID', `std: ${field} must be a positive number`, { field });
-  }
-  return value;
 }

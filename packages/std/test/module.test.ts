@@ -48,7 +48,7 @@ describe('STD_MODULE_SOURCE', () => {
   });
 
   it('works end to end against a real bridge over the std capability', async () => {
-    const { bridge } = stdBridge({ workspaceDir: join(dir, 'workspace'), http: { allowHosts: ['127.0.0.1'] } });
+    const { bridge } = stdBridge({ workspaceDir: join(dir, 'workspace'), write: true, http: { allowHosts: ['127.0.0.1'] } });
     const signal = new AbortController().signal;
     const hook = '__stdModuleTestCall';
     (globalThis as Record<string, unknown>)[hook] = async (capability: string, fn: string, params: unknown) => {

@@ -1,37 +1,62 @@
-import { visibleText } from '@agent-spaces/capabilities';
+import { visibleText, type Diagnostic } from '@agent-spaces/capabilities';
+import type { BuildReport } from '@agent-spaces/compiler';
 import type { CommandContext } from './index.js';
 import { loadProject } from './project.js';
 import { toJson } from '../json.js';
+import type { CliOutput } from '../output.js';
 
-/** `agent-spaces capabilities build`: compiles every source, printing one line per capability and a summary. */
+/** The project a build works on, as {@link loadProject} returns it. */
+export type Project = Awaited<ReturnType<typeof loadProject>>;
+
+/**
+ * `agent-spaces capabilities build`: compiles every source, printing one line per capability and a summary; with
+ * `--watch`, then rebuilds on every change (see `watch.ts`).
+ */
 export async function build(context: CommandContext): Promise<number> {
   const { output } = context;
   const json = context.values.json === true;
   const project = await loadProject(context);
+  const { selfServers } = await import('@agent-spaces/compiler');
+  const skipped = selfServers(project.config.mcpServers);
+  if (!json) for (const server of skipped) output.info(`· mcpServers.${server} skipped: it starts agent-spaces' own MCP server`);
+  const report = await buildProject(context, project, json ? undefined : output);
+  if (json) {
+    output.out(toJson(skipped.length > 0 ? { ...report, skipped: skipped.map((server) => `mcpServers.${server}`) } : report));
+  } else {
+    const { built, unchanged, failed } = report.totals;
+    (failed > 0 ? output.err : output.info)(`${built} built, ${unchanged} unchanged, ${failed} failed in ${report.durationMs.toFixed(0)} ms → ${project.outDir}`);
+  }
+  if (context.values.watch === true) return (await import('./watch.js')).watch(context, project);
+  return report.totals.failed > 0 ? 1 : 0;
+}
+
+/** Builds `project` once; with `progress`, prints each capability's line (and its diagnostics) as it is known. */
+export async function buildProject(context: CommandContext, project: Project, progress: CliOutput | undefined): Promise<BuildReport> {
   const { buildCapabilities, configSources } = await import('@agent-spaces/compiler');
-  const report = await buildCapabilities({
+  const { SANDBOX_DECLARATIONS } = await import('@agent-spaces/sdk');
+  return buildCapabilities({
     rootDir: project.rootDir,
+    sandboxDeclarations: SANDBOX_DECLARATIONS,
     sources: project.config.capabilities,
     configSources: configSources(project.config),
     outDir: project.outDir,
     force: context.values.force === true,
     refresh: context.values.refresh === true,
-    onProgress: json
-      ? undefined
-      : (entry) => {
+    onProgress: progress
+      ? (entry) => {
           const mark = entry.status === 'built' ? '✓' : entry.status === 'unchanged' ? '·' : '✗';
-          output.err(visibleText(`${mark} ${entry.id.padEnd(24)} ${entry.status.padEnd(9)} ${entry.file} (${entry.durationMs.toFixed(0)} ms)`));
-          // Diagnostics quote what sources say (an MCP server's tool names and schemas): shown, never acted on.
-          for (const d of entry.diagnostics) {
-            output.err(visibleText(`    ${d.severity} ${d.code} ${d.file}${d.pointer ? `#${d.pointer}` : ''}: ${d.message}`, '      '));
-          }
-        },
+          const print = entry.status === 'failed' ? progress.err : progress.info;
+          print(visibleText(`${mark} ${entry.id.padEnd(24)} ${entry.status.padEnd(9)} ${entry.file} (${entry.durationMs.toFixed(0)} ms)`));
+          printDiagnostics(print, entry.diagnostics);
+        }
+      : undefined,
   });
-  if (json) {
-    output.out(toJson(report));
-  } else {
-    const { built, unchanged, failed } = report.totals;
-    output.err(`${built} built, ${unchanged} unchanged, ${failed} failed in ${report.durationMs.toFixed(0)} ms → ${project.outDir}`);
+}
+
+/** Prints diagnostics indented under their capability's line, with `print` (the line's own level). */
+export function printDiagnostics(print: (text: string) => void, diagnostics: readonly Diagnostic[]): void {
+  // Diagnostics quote what sources say (an MCP server's tool names and schemas): shown, never acted on.
+  for (const d of diagnostics) {
+    print(visibleText(`    ${d.severity} ${d.code} ${d.file}${d.pointer ? `#${d.pointer}` : ''}: ${d.message}`, '      '));
   }
-  return report.totals.failed > 0 ? 1 : 0;
 }

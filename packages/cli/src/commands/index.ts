@@ -1,10 +1,10 @@
-import type { Output } from '../output.js';
+import type { CliOutput } from '../output.js';
 
 /** What a command's implementation receives. */
 export interface CommandContext {
   values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   positionals: string[];
-  output: Output;
+  output: CliOutput;
 }
 
 /** One option of a command, as `node:util` parseArgs takes it plus help text. */
@@ -30,10 +30,17 @@ const json: CommandOption = { type: 'boolean', description: 'Print machine-reada
 /** Every command of `agent-spaces`. */
 export const commands: Command[] = [
   {
+    path: ['init'],
+    positionals: [],
+    description: 'Start a project here: config, an example capability and agent script, editor tsconfig, .gitignore entry',
+    options: { mcp: { type: 'string', description: 'Also write the MCP client snippet: claude, cursor or vscode', valueName: 'client' }, json },
+    load: async () => (await import('./init.js')).init,
+  },
+  {
     path: ['capabilities', 'build'],
     positionals: [],
     description: 'Compile capability sources into typed modules under .agent-spaces/',
-    options: { config, out: { type: 'string', description: 'Output folder (default: .agent-spaces)', valueName: 'dir' }, force: { type: 'boolean', description: 'Rebuild even unchanged sources' }, refresh: { type: 'boolean', description: 'Fetch remote OpenAPI specs again, ignoring the cache' }, json },
+    options: { config, out: { type: 'string', description: 'Output folder (default: .agent-spaces)', valueName: 'dir' }, force: { type: 'boolean', description: 'Rebuild even unchanged sources' }, refresh: { type: 'boolean', description: 'Fetch remote OpenAPI specs again, ignoring the cache' }, watch: { type: 'boolean', short: 'w', description: 'Then rebuild on every change of a source, the config or a spec, one line per rebuild' }, json },
     load: async () => (await import('./build.js')).build,
   },
   {
@@ -70,6 +77,20 @@ export const commands: Command[] = [
     load: async () => (await import('./run.js')).check,
   },
   {
+    path: ['ask'],
+    positionals: ['message'],
+    description: "Ask a headless agent, which answers by writing code in the space; prints its steps live and its answer",
+    options: {
+      config,
+      json,
+      model: { type: 'string', description: "Model as [provider:]model (default: the config's model)", valueName: 'model' },
+      'base-url': { type: 'string', description: "The provider's API root (default: the config's)", valueName: 'url' },
+      'max-turns': { type: 'string', description: 'Most model turns (default: 10)', valueName: 'n' },
+      'tool-permission': { type: 'string', description: 'What its code may call: never, tool (default: no gated functions) or always', valueName: 'mode' },
+    },
+    load: async () => (await import('./ask.js')).ask,
+  },
+  {
     path: ['mcp', 'serve'],
     positionals: [],
     description: 'Serve the spaces as a code-mode MCP server (execute, search, sessions, injection) over stdio or HTTP',
@@ -87,6 +108,13 @@ export const commands: Command[] = [
       'log-format': { type: 'string', description: 'Log lines on stderr: text (default) or json (one object per line)', valueName: 'format' },
     },
     load: async () => (await import('@agent-spaces/server')).serve,
+  },
+  {
+    path: ['doctor'],
+    positionals: [],
+    description: "Check Node, isolated-vm, the config, the build's freshness, and each MCP server and OpenAPI spec",
+    options: { config, out: { type: 'string', description: 'Build output folder (default: .agent-spaces)', valueName: 'dir' }, json },
+    load: async () => (await import('./doctor.js')).doctor,
   },
   {
     path: ['audit'],

@@ -6,7 +6,7 @@ import { cliApprover, parseAutoAnswer } from '../approve.js';
 import type { CommandContext } from './index.js';
 import { loadProject } from './project.js';
 import { toJson } from '../json.js';
-import type { Output } from '../output.js';
+import type { CliOutput } from '../output.js';
 
 /**
  * `agent-spaces run <file.ts>`: runs the script, printing calls and logs live (stderr) and the result (stdout).
@@ -22,7 +22,7 @@ export async function run(context: CommandContext): Promise<number> {
       context.output.out(toJson(result));
     } else if (result.ok) {
       context.output.out(visibleText(inspect(result.result, { depth: 8 })));
-      context.output.err(`✓ finished in ${result.stats.durationMs.toFixed(1)} ms, ${result.stats.capabilityCalls} capability call(s)`);
+      context.output.info(`✓ finished in ${result.stats.durationMs.toFixed(1)} ms, ${result.stats.capabilityCalls} capability call(s)`);
     } else {
       context.output.err(`✗ ${result.error.code}: ${visibleText(result.error.message, '  ')}`);
     }
@@ -40,7 +40,7 @@ export async function check(context: CommandContext): Promise<number> {
     if (context.values.json === true) {
       context.output.out(toJson({ ok: diagnostics.length === 0, diagnostics }));
     } else if (diagnostics.length === 0) {
-      context.output.err(`✓ ${file}: no type errors`);
+      context.output.info(`✓ ${file}: no type errors`);
     } else {
       const { formatDiagnostics } = await import('@agent-spaces/compiler');
       context.output.out(visibleText(formatDiagnostics(code, diagnostics, file)));
@@ -69,6 +69,7 @@ async function prepare(context: CommandContext, typecheck: boolean, onApproval?:
     typecheck,
     policies: project.config.policies,
     mcpServers: project.config.mcpServers,
+    std: project.config.std,
     ...(onApproval ? { onApproval } : {}),
   });
   return { space, code, file };
@@ -78,9 +79,9 @@ async function prepare(context: CommandContext, typecheck: boolean, onApproval?:
  * Prints one run event on stderr. Names, params, messages and logs come from agent code (or handlers and servers it
  * reaches): each line goes through `visibleText`, its later lines indented under it.
  */
-function printEvent(event: RunEvent, output: Output): void {
+export function printEvent(event: RunEvent, output: CliOutput): void {
   const line = describeEvent(event);
-  if (line !== undefined) output.err(visibleText(line, '  '));
+  if (line !== undefined) output.info(visibleText(line, '  '));
 }
 
 function describeEvent(event: RunEvent): string | undefined {

@@ -2,7 +2,7 @@ import { ServiceTypechecker } from './service.js';
 import type { Typechecker, TypecheckerOptions } from './types.js';
 
 export { formatDiagnostics } from './format.js';
-export type { TypecheckDiagnostic, Typechecker, TypecheckerOptions, TypecheckSession } from './types.js';
+export type { FunctionHint, TypecheckDiagnostic, Typechecker, TypecheckerOptions, TypecheckSession } from './types.js';
 
 /**
  * Creates a typechecker for agent code against the given declarations (compiled `@capabilities/*` modules,

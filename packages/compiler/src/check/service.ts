@@ -2,6 +2,8 @@ import type ts from 'typescript';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
 import { Batcher } from './batch.js';
 import { collectBindings } from './bindings.js';
+import { explainDiagnostic } from './explain.js';
+import { CHECK_COMPILER_OPTIONS } from './options.js';
 import { sharedLibraries, type SharedLibraries } from './lib-files.js';
 import { prepareScript, type PreparedScript } from './script.js';
 import { BatchedSession, type CheckRequest, type CheckResult } from './session.js';
@@ -77,7 +79,7 @@ export class ServiceTypechecker implements Typechecker {
       if (syntactic.length > 0 && script.bindingsStart < script.text.length) return undefined;
       const raw =
         syntactic.length > 0 ? syntactic : this.#service.getSemanticDiagnostics(path).filter((d) => (d.start ?? 0) < script.bindingsStart);
-      const diagnostics = [...declarationDiagnostics, ...this.#located(script, raw)];
+      const diagnostics = [...declarationDiagnostics, ...this.#located(script, raw, syntactic.length > 0 ? undefined : path)];
       if (!requests[i]!.collectBindings) return { diagnostics, bindings: new Map() };
       const program = this.#service.getProgram()!;
       const file = program.getSourceFile(path)!;
@@ -116,8 +118,14 @@ export class ServiceTypechecker implements Typechecker {
     return this.#service.getProgram();
   }
 
-  /** The script's own diagnostics and its mixed-result errors, at the agent's lines and columns, in order. */
-  #located(script: PreparedScript, raw: readonly ts.Diagnostic[]): TypecheckDiagnostic[] {
+  /**
+   * The script's own diagnostics and its mixed-result errors, at the agent's lines and columns, in order; each
+   * explained ({@link explainDiagnostic}) when the script at `path` parsed.
+   */
+  #located(script: PreparedScript, raw: readonly ts.Diagnostic[], path: string | undefined): TypecheckDiagnostic[] {
+    const program = path === undefined ? undefined : this.#service.getProgram();
+    const file = program?.getSourceFile(path!);
+    const isDeclared = (fileName: string) => fileName.startsWith(`${DECLARATIONS_DIR}/`);
     const mixed = script.mixedExportDefaults.map((position) => ({
       code: MIXED_RESULT_CODE,
       category: 'error' as const,
@@ -129,6 +137,7 @@ export class ServiceTypechecker implements Typechecker {
       category: this.#category(d),
       message: this.#message(d),
       ...script.locate(d.start ?? 0),
+      ...(program && file ? explainDiagnostic(this.#ts, program.getTypeChecker(), file, d, isDeclared) : {}),
     }));
     return [...mixed, ...own].sort((a, b) => a.line - b.line || a.column - b.column);
   }
@@ -188,15 +197,9 @@ export class ServiceTypechecker implements Typechecker {
     const libs = this.#libs;
     const isLib = (path: string) => path.startsWith(`${libs.dir}/`);
     const options: ts.CompilerOptions = {
-      strict: true,
-      target: typescript.ScriptTarget.ES2022,
-      module: typescript.ModuleKind.ESNext,
-      moduleResolution: typescript.ModuleResolutionKind.Bundler,
-      // The runtime runs agent code as a module even without imports: top-level await, no accidental globals.
-      moduleDetection: typescript.ModuleDetectionKind.Force,
-      lib: ['lib.es2023.d.ts'],
+      ...typescript.convertCompilerOptionsFromJson(CHECK_COMPILER_OPTIONS, ROOT).options,
+      // The declarations are given, not looked up: no @types; and checked, as the compiler generated them.
       types: [],
-      noEmit: true,
       skipLibCheck: false,
     };
     return {

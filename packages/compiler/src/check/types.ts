@@ -11,6 +11,20 @@ export interface TypecheckDiagnostic {
   line: number;
   /** 1-based column (UTF-16 code units) in the agent's code. */
   column: number;
+  /** The declared function (a capability's, std's) whose call the problem is in: fix the call against its signature. */
+  function?: FunctionHint;
+  /** For a name the module or object does not have, its closest names (most alike first). */
+  closest?: FunctionHint[];
+}
+
+/** A declared name a type error is about, as the agent calls it. */
+export interface FunctionHint {
+  /** As the agent's code names it: `trainSchedule.getSchedule`, or an imported name. */
+  name: string;
+  /** The module declaring it (`@capabilities/trains`); '' for a global. */
+  module: string;
+  /** For a function, its signature with parameter object types written out: `trainSchedule.getSchedule(params?: { station?: string }): Promise<Trip[]>`. */
+  signature?: string;
 }
 
 /** What a {@link Typechecker} checks agent code against. */

@@ -1,10 +1,11 @@
 import { access, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AgentSpacesError, type AgentSpacesConfig, type McpServers, type OpenApiSourceConfig, type PoliciesConfig } from '@agent-spaces/capabilities';
+import { AgentSpacesError, STD_MODULE, type AgentSpacesConfig, type CapabilityEntry, type McpServers, type OpenApiSourceConfig, type PoliciesConfig, type StdConfig } from '@agent-spaces/capabilities';
 import { findMcpJson, parseMcpServers, readMcpJson } from '@agent-spaces/mcp/config';
 import { bundleModule, formatBuildError, importCode } from '../bundle.js';
 import { findConfigProblem } from './validate.js';
+import { isPackageEntry, isPackageFolder, toNpmSource, type NpmSource } from '../sources/npm/config.js';
 
 /** Config file names looked up in the working directory, first match wins. */
 export const CONFIG_FILE_NAMES = ['agent-spaces.config.ts', 'agent-spaces.config.mjs', 'agent-spaces.config.json'] as const;
@@ -13,6 +14,8 @@ export const CONFIG_FILE_NAMES = ['agent-spaces.config.ts', 'agent-spaces.config
 export interface ResolvedConfig {
   /** Capability source files or globs, relative to `rootDir`. Default `['capabilities/*']`. */
   capabilities: string[];
+  /** The npm packages `capabilities` names (`npm:<package>`, `{ package, … }`), `[]` when none. */
+  packages: NpmSource[];
   /** Absolute build output folder. Default `<rootDir>/.agent-spaces`. */
   outDir: string;
   /** MCP servers (placeholders unexpanded): the config's `mcpServers`, else `.mcp.json`/`mcp.json` beside it, else `{}`. */
@@ -21,6 +24,8 @@ export interface ResolvedConfig {
   openapi: OpenApiSourceConfig[];
   /** The `policies` key as written (docs/policies.md), `{}` when absent. */
   policies: PoliciesConfig;
+  /** The `std` key as written (`fs.root` relative to `rootDir`), `{}` when absent: no network, a read-only workspace. */
+  std: StdConfig;
 }
 
 /** Where to look for the config: `configFile` (relative to `cwd`) or the first of {@link CONFIG_FILE_NAMES} in `cwd`. */
@@ -55,22 +60,38 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   }
   const rootDir = dirname(file);
   const config = resolveConfig(value as AgentSpacesConfig, rootDir);
-  if ((value as AgentSpacesConfig).mcpServers === undefined) {
+  if (mcpServersOf(value as AgentSpacesConfig) === undefined) {
     const mcpJson = await findMcpJson(rootDir);
     if (mcpJson) config.mcpServers = await readMcpJson(mcpJson);
   }
   return { config, raw: value as AgentSpacesConfig, file, rootDir };
 }
 
-/** Fills defaults into a new object (the input is never mutated) and makes `outDir` absolute. */
+/**
+ * Fills defaults into a new object (the input is never mutated) and makes `outDir` absolute. The registry shape of
+ * `capabilities` (`{ global, mcpServers }`) resolves as its array form and the top-level `mcpServers`; its entries are
+ * split into file globs and packages (by name, or folders holding a `package.json`); `@agent-spaces/std` is dropped
+ * (every space offers it).
+ */
 export function resolveConfig(config: AgentSpacesConfig, rootDir: string): ResolvedConfig {
+  const listed = Array.isArray(config.capabilities) ? config.capabilities : config.capabilities?.global;
+  const entries = (listed ?? DEFAULT_CAPABILITIES).filter((entry) => entry !== STD_MODULE);
+  const isPackage = (entry: CapabilityEntry) => isPackageEntry(entry) || (typeof entry === 'string' && isPackageFolder(entry, rootDir));
+  const mcpServers = mcpServersOf(config);
   return {
-    capabilities: [...(config.capabilities ?? DEFAULT_CAPABILITIES)],
+    capabilities: entries.filter((entry): entry is string => !isPackage(entry)),
+    packages: entries.filter(isPackage).map((entry) => toNpmSource(entry, rootDir)),
     outDir: resolve(rootDir, config.outDir ?? DEFAULT_OUT_DIR),
-    mcpServers: config.mcpServers === undefined ? {} : parseMcpServers(config.mcpServers),
+    mcpServers: mcpServers === undefined ? {} : parseMcpServers(mcpServers),
     openapi: structuredClone(config.openapi ?? []),
     policies: structuredClone(config.policies ?? {}),
+    std: structuredClone(config.std ?? {}),
   };
+}
+
+/** `mcpServers`, at the top level or in the registry shape of `capabilities` (the checks refuse both). */
+function mcpServersOf(config: AgentSpacesConfig): McpServers | undefined {
+  return config.mcpServers ?? (Array.isArray(config.capabilities) ? undefined : config.capabilities?.mcpServers);
 }
 
 async function findConfigFile({ cwd, configFile }: LoadConfigOptions): Promise<string> {

@@ -105,15 +105,24 @@ class ModuleReader {
     const returns = node.type ? this.#print(node.type) : 'unknown';
     const typeParams = node.typeParameters ? `<${node.typeParameters.map((p) => this.#print(p)).join(', ')}>` : '';
     const related = new Map<string, string>();
+    const fieldNames = node.parameters.flatMap((p) => [p.name.getText(this.#source), ...this.#memberNames(p.type)]);
     for (const part of [...node.parameters.map((p) => p.type), node.type]) if (part) this.#collect(part, related);
     return {
       module: this.#module,
       path,
       signature: `${path}${typeParams}(${params.join(', ')}): ${returns}`,
-      ...searchFields(this.#module, path, doc, context),
+      ...searchFields(this.#module, path, doc, context, fieldNames),
       doc,
       related: [...related.values()],
     };
+  }
+
+  /** The member names of a parameter's type literal, or of the local interface it names. */
+  #memberNames(type: ts.TypeNode | undefined): string[] {
+    if (!type) return [];
+    const t = this.#ts;
+    const members = t.isTypeLiteralNode(type) ? type.members : this.#interfaceMembers(type);
+    return (members ?? []).flatMap((m) => (m.name && (t.isIdentifier(m.name) || t.isStringLiteral(m.name)) ? [m.name.text] : []));
   }
 
   /** A parameter type naming a plain local interface is shown as its body, so one line tells what to pass. */

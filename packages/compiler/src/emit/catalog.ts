@@ -27,20 +27,44 @@ export function emitCatalog(capability: CapabilityIR, declarations: Declarations
     const related = relatedTypes([params?.type ?? '', result], declarations.types);
     for (const name of related) types[name] = declarations.types.get(name)!;
     const text = docText(doc);
-    return { path, signature: `${path}(${param}): Promise<${oneLine(result)}>`, ...searchFields(module, path, text, context), doc: text, related };
+    const fields = [...schemaFieldNames(fn.parameters), ...schemaFieldNames(fn.returns)];
+    return { path, signature: `${path}(${param}): Promise<${oneLine(result)}>`, ...searchFields(module, path, text, context, fields), doc: text, related };
   });
   return { version: CATALOG_VERSION, types, functions };
 }
 
 /**
  * The summary (the doc's first sentence) and search words of a function, the same for every catalog entry:
- * `context` is the doc of the object holding it, whose words count as its own doc's.
+ * `context` is the doc of the object holding it, `fields` the field names of its parameters and result.
  */
-export function searchFields(module: string, path: string, doc: string, context: string): Pick<CatalogFunction, 'summary' | 'words'> {
+export function searchFields(module: string, path: string, doc: string, context: string, fields: readonly string[]): Pick<CatalogFunction, 'summary' | 'words'> {
   return {
     summary: firstSentence(doc),
-    words: { name: searchWords(path.split('.').at(-1) ?? path), module: searchWords(`${module} ${path}`), doc: searchWords(`${doc} ${context}`) },
+    words: {
+      name: searchWords(path.split('.').at(-1) ?? path),
+      module: searchWords(`${module} ${path}`),
+      fields: [...new Set(searchWords(fields.join(' ')))],
+      doc: searchWords(doc),
+      context: [...new Set(searchWords(context))],
+    },
   };
+}
+
+/** How deep into nested objects and arrays field names are collected. */
+const FIELD_DEPTH = 3;
+
+/** The property names of a JSON Schema, nested ones (in objects, array items and alternatives) included. */
+function schemaFieldNames(schema: unknown, depth = FIELD_DEPTH): string[] {
+  if (typeof schema !== 'object' || schema === null || depth === 0) return [];
+  const s = schema as Record<string, unknown>;
+  const names: string[] = [];
+  const properties = s.properties;
+  if (typeof properties === 'object' && properties !== null) {
+    for (const [name, property] of Object.entries(properties)) names.push(name, ...schemaFieldNames(property, depth - 1));
+  }
+  for (const key of ['items', 'additionalProperties']) names.push(...schemaFieldNames(s[key], depth));
+  for (const key of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(s[key])) for (const part of s[key]) names.push(...schemaFieldNames(part, depth));
+  return names;
 }
 
 /** The text of a JSDoc block made of `lines`, without `/**` and ` * `. */

@@ -50,6 +50,8 @@ export function emitMeta(capability: CapabilityIR, options: MetaOptions): Capabi
       ...(fn.approvalMessage !== undefined ? { approvalMessage: fn.approvalMessage } : {}),
       ...(fn.hostApprovalMessage ? { hostApprovalMessage: true } : {}),
     })),
+    ...(capability.package ? { package: capability.package } : {}),
+    ...(capability.dependencies ? { dependencies: capability.dependencies } : {}),
     builtAt: options.builtAt.toISOString(),
   };
 }

@@ -101,7 +101,7 @@ export function checkCapabilityNames(capability: CapabilityIR): Diagnostic[] {
     const earlier = seen.get(fn.name);
     if (earlier) {
       diagnostics.push(collision(file, pointer, `functions ${JSON.stringify(earlier.sourceName)} (#${earlier.pointer}) and ${JSON.stringify(fn.sourceName)} (#${pointer}) both become ${fn.name}`));
-    } else if (fn.name === capability.exportName) {
+    } else if (fn.name === capability.exportName && !capability.module) {
       diagnostics.push(collision(file, pointer, `function ${JSON.stringify(fn.sourceName)} becomes ${fn.name}, the name of the capability object itself`));
     }
     seen.set(fn.name, { sourceName: fn.sourceName, pointer });

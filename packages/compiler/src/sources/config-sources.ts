@@ -2,10 +2,12 @@ import type { ConfigSource } from '../build.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { mcpServerSources } from './mcp-config.js';
 import { readOpenApiSource } from './openapi/source.js';
+import { npmLabel, readNpmSource } from './npm/source.js';
 
 /**
  * The sources a config declares outside `capabilities`: one per MCP server (`mcpServers`, labelled
- * `mcpServers.<name>`) and one per OpenAPI source (`openapi`, labelled `openapi.<name>`). Each is read on every
+ * `mcpServers.<name>`), one per OpenAPI source (`openapi`, labelled `openapi.<name>`) and one per npm package named in
+ * `capabilities` (labelled `npm:<package>`). Each is read on every
  * build; see {@link ConfigSource}.
  */
 export function configSources(config: ResolvedConfig): ConfigSource[] {
@@ -19,5 +21,6 @@ export function configSources(config: ResolvedConfig): ConfigSource[] {
       },
     };
   });
-  return [...mcpServerSources(config.mcpServers), ...openapi];
+  const packages = config.packages.map((source): ConfigSource => ({ label: npmLabel(source), read: (context) => readNpmSource(source, context) }));
+  return [...mcpServerSources(config.mcpServers), ...openapi, ...packages];
 }

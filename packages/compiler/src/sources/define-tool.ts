@@ -1,5 +1,5 @@
 import { basename, extname, join } from 'node:path';
-import { isRecord, type CapabilityIR, type CompileErrorCode, type Diagnostic, type FunctionIR } from '@agent-spaces/capabilities';
+import { isRecord, type CapabilityIR, type CompileErrorCode, type Diagnostic, type FunctionIR, type PackageDependency } from '@agent-spaces/capabilities';
 import { bundleModule, formatBuildError } from '../bundle.js';
 import { identifier, kebabCase } from '../ir/names.js';
 import { loadDefinitions } from './define-tool/load.js';
@@ -37,9 +37,11 @@ export const readDefineToolSource: SourceReader = async (file, context) => {
   // resurfaces (and is reported) when the types are read.
   const typesReady = registerTypeSource(file).catch(() => undefined);
   let code: string;
+  let dependencies: PackageDependency[];
   try {
-    const bundle = await bundleModule(file);
+    const bundle = await bundleModule(file, { packages: 'bundle' });
     code = bundle.code;
+    dependencies = bundle.dependencies;
     result.inputs = bundle.inputs.includes(file) ? bundle.inputs : [file, ...bundle.inputs];
   } catch (error) {
     diagnostic('SOURCE_UNREADABLE', `cannot bundle ${relativeFile}: ${formatBuildError(error)}`);
@@ -62,7 +64,7 @@ export const readDefineToolSource: SourceReader = async (file, context) => {
     const prefix = definitions.length > 1 ? `${definition.exportName}: ` : '';
     const diagnose: Diagnose = (code, message, pointer, severity) => diagnostic(code, prefix + message, pointer, severity);
     const capability = toCapability(definition, ids[index]!, relativeFile, types.get(definition.exportName), diagnose);
-    result.capabilities.push(capability);
+    result.capabilities.push(dependencies.length > 0 ? { ...capability, dependencies } : capability);
     result.hostModules[capability.id] = code;
   }
   return result;

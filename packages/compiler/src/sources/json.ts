@@ -43,9 +43,10 @@ export const readJsonSource: SourceReader = async (file, context) => {
   if (executor.kind === 'module') {
     const handlers = resolve(dirname(file), executor.module);
     try {
-      const bundle = await bundleModule(handlers);
+      const bundle = await bundleModule(handlers, { packages: 'bundle' });
       result.hostModules[capability.id] = bundle.code;
       result.inputs.push(...bundle.inputs.filter((input) => input !== file));
+      if (bundle.dependencies.length > 0) capability.dependencies = bundle.dependencies;
     } catch (error) {
       return fail({
         code: 'INVALID_DEFINITION',

@@ -3,7 +3,16 @@
  * function (its input schema the parameters, its output schema the result); resources and prompts become
  * `listResources()`, `readResource({ uri })` and `prompt<Name>(args)`. Calls go to the `mcp` executor.
  */
-import { isAgentSpacesError, type CapabilityIR, type Diagnostic, type FunctionIR, type McpServerConfig, type ObjectSchema } from '@agent-spaces/capabilities';
+import {
+  isAgentSpacesError,
+  readObserved,
+  type CapabilityIR,
+  type Diagnostic,
+  type FunctionIR,
+  type McpServerConfig,
+  type ObjectSchema,
+  type ObservedFile,
+} from '@agent-spaces/capabilities';
 import {
   discover,
   MCP_LIST_RESOURCES,
@@ -14,7 +23,8 @@ import {
   type McpPrompt,
   type McpTool,
 } from '@agent-spaces/mcp';
-import { NameAllocator, identifier, kebabCase } from '../ir/names.js';
+import { NameAllocator, identifier, kebabCase, typeName } from '../ir/names.js';
+import { schemaDeclarations } from '../emit/schema-declarations.js';
 import { checkCapabilityNames, normalizeParameters, normalizeReturns } from '../ir/normalize.js';
 import type { SourceContext, SourceResult } from './types.js';
 
@@ -28,6 +38,11 @@ export interface McpSourceResult {
 export interface McpSourceOptions {
   /** The config file that declares the server, relative to the config folder (default `mcp:<server>`). */
   file?: string;
+  /**
+   * What the results of its tools looked like in earlier runs, by tool name (`readObserved`): a tool without an
+   * output schema is typed `McpDataResult<T>`, `T` inferred from them.
+   */
+  observed?: ObservedFile['tools'];
 }
 
 /**
@@ -43,13 +58,20 @@ export type McpContentBlock =
   | { type: 'resource'; resource: McpResourceContents };
 
 /** What a tool without an output schema resolves to. */
-export interface McpToolResult {
+export interface McpToolResult<T = unknown> {
   /** The content blocks the tool returned (text, images, audio, resource links, embedded resources). */
   content: McpContentBlock[];
   /** The text blocks of \`content\` joined with newlines ('' when there are none). */
   text: string;
   /** Structured result, when the server sent one without declaring an output schema. */
   structuredContent?: Record<string, unknown>;
+  /** The result's data: \`structuredContent\`, else \`text\` parsed when it is a JSON object or array; absent otherwise. */
+  data?: T;
+}
+
+/** A tool result whose data has the type inferred from the results seen so far (a later result may differ). */
+export interface McpDataResult<T> extends McpToolResult<T> {
+  data: T;
 }
 
 /** The contents of a resource: \`text\`, or base64 \`blob\` for binary data. */
@@ -91,7 +113,8 @@ export async function readMcpServer(server: string, config: McpServerConfig, con
   const file = `mcpServers.${server}`;
   try {
     const discovery = await discover(server, config, { projectRoot: context.rootDir });
-    const { capability, diagnostics } = mcpToCapability(discovery, { file });
+    const observed = readObserved(context.outDir, `mcp-${kebabCase(server)}`).tools;
+    const { capability, diagnostics } = mcpToCapability(discovery, { file, observed });
     return { capabilities: [capability], diagnostics, inputs: [], hostModules: {} };
   } catch (error) {
     const reason = isAgentSpacesError(error) && typeof error.data?.reason === 'string' ? ` (${error.data.reason})` : '';
@@ -139,10 +162,20 @@ export function mcpToCapability(discovery: McpDiscovery, options: McpSourceOptio
   };
 
   const functions: FunctionIR[] = [];
+  const inferred: string[] = [];
   discovery.tools.forEach((tool, index) => {
     const pointer = `/tools/${index}`;
     const fn = toolFunction(tool, pointer, file, diagnostics);
-    if (fn) functions.push({ ...fn, name: allocate(identifier(tool.name), tool.name, pointer) });
+    if (!fn) return;
+    const name = allocate(identifier(tool.name), tool.name, pointer);
+    const seen = fn.returnsType === 'McpToolResult' && Object.hasOwn(options.observed ?? {}, tool.name) ? options.observed![tool.name]! : undefined;
+    if (!seen) return void functions.push({ ...fn, name });
+    // Prefixed by the function's name, so the types of two tools never clash.
+    const data = schemaDeclarations(seen.schema, 'Data', typeName(name), file);
+    inferred.push(data.text);
+    diagnostics.push(...data.diagnostics);
+    const note = `Result \`data\` typed from ${seen.results} result${seen.results === 1 ? '' : 's'} seen (inferred, not declared by the server: a result may differ).`;
+    functions.push({ ...fn, name, description: `${fn.description}\n\n${note}`, returnsType: `McpDataResult<${data.type}>` });
   });
   if (discovery.resources) {
     const examples = discovery.resources.slice(0, EXAMPLE_URIS).map((r) => r.uri);
@@ -189,7 +222,7 @@ export function mcpToCapability(discovery: McpDiscovery, options: McpSourceOptio
     functions,
     config: {},
     executor: { kind: 'mcp', server, toolsHash: discovery.toolsHash },
-    declarations: MCP_DECLARATIONS,
+    declarations: [MCP_DECLARATIONS, ...inferred].join('\n\n'),
   };
   diagnostics.push(...checkCapabilityNames(capability));
   return { capability, diagnostics };

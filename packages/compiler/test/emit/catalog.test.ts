@@ -26,7 +26,7 @@ describe('emitCatalog', () => {
       description: 'Timetables',
     };
     expect(catalogOf(capability)).toEqual({
-      version: 1,
+      version: 2,
       types: {
         GetScheduleParams: 'export interface GetScheduleParams {\n    /** Station name */\n    station?: string;\n    when?: Slot;\n  }',
         Slot: 'export type Slot = "am" | "pm";',
@@ -40,9 +40,11 @@ describe('emitCatalog', () => {
           doc: 'Get the trains. Of one station.\n@param params.station Station name',
           related: ['GetScheduleParams', 'Slot', 'Trip'],
           words: {
-            name: ['get', 'schedule'],
-            module: ['capability', 'train', 'train', 'get', 'schedule'],
-            doc: ['get', 'train', 'one', 'station', 'param', 'param', 'station', 'station', 'name', 'timetable'],
+            name: ['get', 'schedul'],
+            module: ['capability', 'train', 'train', 'get', 'schedul'],
+            fields: ['station', 'when', 'id'],
+            doc: ['get', 'train', 'one', 'station', 'param', 'param', 'station', 'station', 'name'],
+            context: ['timetabl'],
           },
         },
       ],
@@ -127,6 +129,6 @@ describe('declarationsCatalog', () => {
       '@agent-spaces/std time.now(): Date // Now.',
     ]);
     expect(entries[0]!.related).toEqual(['export interface Options { sep?: string }']);
-    expect(entries[0]!.words.doc).toEqual(['parse', 'more', 'csv']);
+    expect(entries[0]!.words).toMatchObject({ doc: ['pars', 'more'], fields: ['text', 'option', 'sep'], context: ['csv'] });
   });
 });

@@ -38,6 +38,7 @@ export async function callTool(
   const onApproval = createApprover({ server, headlessMode: state.headlessMode, timeoutMs: state.approvalTimeoutMs, relatedRequestId: extra.requestId });
   const context: ToolContext = {
     connection,
+    requestId: extra.requestId,
     runOptions: { signal: extra.signal, onApproval, ...(progress ? { onEvent: (event) => progress.onEvent(event) } : {}) },
   };
   const result = await handle(specs, params, context);

@@ -1,4 +1,5 @@
 import { AgentSpacesError } from '@agent-spaces/capabilities';
+import type { Catalog } from '../catalog.js';
 import { runResult, toolResult } from '../results.js';
 import { SEARCH_DETAILS, formatSearch, searchCatalog, type SearchDetail } from '../search.js';
 import { spaceIdProperty, type ToolSpec } from './types.js';
@@ -60,19 +61,26 @@ export function codeTools(spaceIds: readonly string[]): ToolSpec[] {
       },
       async handler(args, { connection }) {
         const { capability, spaceId: id } = args as { capability?: string; spaceId?: string };
-        const catalog = await connection.catalog(connection.definition(id));
-        const modules = [...catalog.modules];
-        const chosen = capability === undefined ? modules : modules.filter(([module]) => matchesModule(module, capability, catalog.entries));
-        if (chosen.length === 0) {
-          throw new AgentSpacesError('CAPABILITY_NOT_FOUND', `No capability "${capability}" in this space (modules: ${modules.map(([m]) => m).join(', ')})`, {
-            capability,
-            available: modules.map(([m]) => m),
-          });
-        }
-        return toolResult(chosen.map(([module, text]) => `// ${module}\n${text.trim()}`).join('\n\n'));
+        return toolResult(describeCapabilities(await connection.catalog(connection.definition(id)), capability));
       },
     },
   ];
+}
+
+/**
+ * The answer of `describe_capabilities`: the declarations of the module `capability` names (id, module or export
+ * name), or of every module without it. Throws `CAPABILITY_NOT_FOUND` listing the modules.
+ */
+export function describeCapabilities(catalog: Catalog, capability: string | undefined): string {
+  const modules = [...catalog.modules];
+  const chosen = capability === undefined ? modules : modules.filter(([module]) => matchesModule(module, capability, catalog.entries));
+  if (chosen.length === 0) {
+    throw new AgentSpacesError('CAPABILITY_NOT_FOUND', `No capability "${capability}" in this space (modules: ${modules.map(([m]) => m).join(', ')})`, {
+      capability,
+      available: modules.map(([m]) => m),
+    });
+  }
+  return chosen.map(([module, text]) => `// ${module}\n${text.trim()}`).join('\n\n');
 }
 
 function matchesModule(module: string, wanted: string, entries: readonly { module: string; path: string }[]): boolean {

@@ -58,10 +58,12 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
     },
     {
       name: 'get_session_history',
-      description: 'The last runs of a session, oldest first: code, result or error, duration and capability calls.',
+      description:
+        'The last entries of a session, oldest first: its runs (code, result or error, duration and capability calls) and, in a ' +
+        'conversation started by send_message, the messages ({ role, text }) between them.',
       inputSchema: {
         type: 'object',
-        properties: { ...sessionId, limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Most runs to return (default 20)' } },
+        properties: { ...sessionId, limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Most entries to return (default 20)' } },
         required: ['sessionId'],
         additionalProperties: false,
       },

@@ -1,6 +1,6 @@
 import type { JsonSchema, ObjectSchema } from '@agent-spaces/capabilities';
 import type { RunOptions } from '@agent-spaces/sdk';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Connection } from '../connection.js';
 
 /** What a tool handler is given besides its validated arguments. */
@@ -12,6 +12,8 @@ export interface ToolContext {
    * the client gave a `progressToken`, the `onEvent` that sends the call's progress notifications.
    */
   runOptions: RunOptions;
+  /** The JSON-RPC id of the `tools/call` request, so requests made for it (sampling) travel on its stream. */
+  requestId?: RequestId;
 }
 
 /** One MCP tool of the server: what `tools/list` shows and the handler `tools/call` runs after validating arguments. */

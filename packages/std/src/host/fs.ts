@@ -21,11 +21,18 @@ const withData: ObjectSchema = {
 type PathParams = { path: string };
 type DataParams = PathParams & { data: string; encoding?: FileEncoding };
 
-/** `fs.*` on the host: every path is resolved inside `workspace`, and errors name the agent's path, never a host path. */
-export function fsFunctions(workspace: Workspace): HostFunction[] {
-  const op = <P extends PathParams>(name: string, schema: ObjectSchema, run: (real: string, params: P) => Promise<unknown>) =>
+/**
+ * `fs.*` on the host: every path is resolved inside `workspace`, and errors name the agent's path, never a host path.
+ * Unless `write`, the functions that change the workspace fail with `ACCESS_DENIED` before touching it.
+ */
+export function fsFunctions(workspace: Workspace, write: boolean): HostFunction[] {
+  const checkWrite = (name: string, path: string) => {
+    if (!write) throw new AgentSpacesError('ACCESS_DENIED', `${name}: the workspace is read-only (std.fs.write is false)`, { path });
+  };
+  const op = <P extends PathParams>(name: string, schema: ObjectSchema, run: (real: string, params: P) => Promise<unknown>, writes = false) =>
     stdFunction<P>(name, schema, async (params) => {
       try {
+        if (writes) checkWrite(name, params.path);
         return await run(await workspace.resolve(name, params.path), params);
       } catch (error) {
         throw fsError(name, params.path, error);
@@ -38,14 +45,24 @@ export function fsFunctions(workspace: Workspace): HostFunction[] {
       { type: 'object', properties: { path, encoding }, required: ['path'], additionalProperties: false },
       (real, { encoding = 'utf8' }) => readFile(real, { encoding }),
     ),
-    op<DataParams>('fs.writeFile', withData, async (real, { data, encoding = 'utf8' }) => {
-      await writeFile(real, Buffer.from(data, encoding));
-      return null;
-    }),
-    op<DataParams>('fs.appendFile', withData, async (real, { data, encoding = 'utf8' }) => {
-      await appendFile(real, Buffer.from(data, encoding));
-      return null;
-    }),
+    op<DataParams>(
+      'fs.writeFile',
+      withData,
+      async (real, { data, encoding = 'utf8' }) => {
+        await writeFile(real, Buffer.from(data, encoding));
+        return null;
+      },
+      true,
+    ),
+    op<DataParams>(
+      'fs.appendFile',
+      withData,
+      async (real, { data, encoding = 'utf8' }) => {
+        await appendFile(real, Buffer.from(data, encoding));
+        return null;
+      },
+      true,
+    ),
     op<PathParams>('fs.readdir', pathOnly, async (real) => {
       const entries = await readdir(real, { withFileTypes: true });
       return entries.map((entry): DirEntry => ({ name: entry.name, type: typeOf(entry) })).sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -61,12 +78,14 @@ export function fsFunctions(workspace: Workspace): HostFunction[] {
         await mkdir(real, { recursive });
         return null;
       },
+      true,
     ),
     stdFunction<PathParams & { recursive?: boolean; force?: boolean }>(
       'fs.rm',
       { type: 'object', properties: { path, recursive: flag, force: flag }, required: ['path'], additionalProperties: false },
       async ({ path: agentPath, recursive = false, force = false }) => {
         try {
+          checkWrite('fs.rm', agentPath);
           await rm(await workspace.resolveEntry('fs.rm', agentPath), { recursive, force });
           return null;
         } catch (error) {

@@ -1,4 +1,4 @@
-import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, STD_HTTP_METHODS, type StdHttpMethod } from '@agent-spaces/capabilities';
 import type { HostFunction } from '@agent-spaces/bridge';
 import type { HttpMethod, HttpResponseData } from '../sandbox/types.js';
 import { stdFunction } from './define.js';
@@ -6,6 +6,7 @@ import { stdFunction } from './define.js';
 /** Resolved `http` settings of the std capability. */
 export interface HttpSettings {
   allowHosts: readonly string[];
+  methods: readonly StdHttpMethod[];
   timeoutMs: number;
   maxBytes: number;
 }
@@ -17,7 +18,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * `http.request` on the host. Only `http:`/`https:` URLs whose host is on the allow-list are fetched (every redirect
- * hop is checked too); anything else fails with `ACCESS_DENIED` naming the host. The request gives up after the
+ * hop is checked too) with a method on `methods`; anything else fails with `ACCESS_DENIED` naming the host or method. The request gives up after the
  * timeout (`TIMEOUT`) and stops reading a body larger than `maxBytes` (`PAYLOAD_TOO_LARGE`).
  */
 export function httpFunctions(settings: HttpSettings): HostFunction[] {
@@ -29,7 +30,7 @@ export function httpFunctions(settings: HttpSettings): HostFunction[] {
         type: 'object',
         properties: {
           url: { type: 'string' },
-          method: { type: 'string', enum: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] },
+          method: { type: 'string', enum: [...STD_HTTP_METHODS] },
           headers: { type: 'object', additionalProperties: { type: 'string' } },
           body: { type: 'string' },
           timeoutMs: { type: 'number', exclusiveMinimum: 0 },
@@ -38,6 +39,12 @@ export function httpFunctions(settings: HttpSettings): HostFunction[] {
         additionalProperties: false,
       },
       async (params, context) => {
+        const method = params.method ?? 'GET';
+        if (!settings.methods.includes(method)) {
+          throw new AgentSpacesError('ACCESS_DENIED', `http: ${method} is not an allowed method (std.http.methods: ${settings.methods.join(', ')})`, {
+            method,
+          });
+        }
         const timeoutMs = Math.min(params.timeoutMs ?? settings.timeoutMs, settings.timeoutMs);
         const timeout = AbortSignal.timeout(timeoutMs);
         const signal = AbortSignal.any([context.signal, timeout]);
@@ -123,7 +130,8 @@ interface AllowEntry {
 function parseAllowEntry(entry: string): AllowEntry {
   const m = /^(\*\.)?(\[[0-9a-f:.]+\]|[^:/\s[\]*]+)(?::(\d{1,5}))?$/i.exec(entry.trim());
   if (!m) {
-    throw new AgentSpacesError('CONFIG_INVALID', `http.allowHosts: '${entry}' is not a host (example.com, *.example.com, host:port)`, {
+    throw new AgentSpacesError('CONFIG_INVALID', `std.http.allowHosts: '${entry}' is not a host (example.com, *.example.com, host:port)`, {
+      field: 'std.http.allowHosts',
       entry,
     });
   }

@@ -15,7 +15,7 @@ beforeEach(async () => {
   outside = join(base, 'outside');
   await mkdir(outside);
   await writeFile(join(outside, 'secret.txt'), 'top secret');
-  ({ call } = stdBridge({ workspaceDir: workspace }));
+  ({ call } = stdBridge({ workspaceDir: workspace, write: true }));
 });
 afterEach(() => remove());
 
@@ -73,7 +73,7 @@ describe('fs inside the workspace', () => {
 
   it('reports a workspace folder that cannot be created without naming host folders', async () => {
     await writeFile(join(base, 'file'), 'x');
-    const broken = stdBridge({ workspaceDir: join(base, 'file', 'workspace') });
+    const broken = stdBridge({ workspaceDir: join(base, 'file', 'workspace'), write: true });
     const error = errorOf(await broken.call('fs.readdir', { path: '.' }));
     expect(error).toMatchObject({ code: 'HANDLER_ERROR', data: { errno: 'ENOTDIR' } });
     expect(error.message).not.toContain(base);
@@ -84,6 +84,35 @@ describe('fs inside the workspace', () => {
     expect(errorOf(await call('fs.readFile', { path: 'a', encoding: 'latin1' })).code).toBe('INVALID_PARAMS');
     expect(errorOf(await call('fs.writeFile', { path: 'a', data: 42 })).code).toBe('INVALID_PARAMS');
     expect(errorOf(await call('fs.format', { path: 'a' })).code).toBe('FUNCTION_NOT_FOUND');
+  });
+});
+
+describe('a read-only workspace (the default)', () => {
+  it('reads and lists, and refuses every change with ACCESS_DENIED before touching the folder', async () => {
+    await mkdir(workspace);
+    await writeFile(join(workspace, 'a.txt'), 'kept');
+    const readOnly = stdBridge({ workspaceDir: workspace });
+    expect(valueOf(await readOnly.call('fs.readFile', { path: 'a.txt' }))).toBe('kept');
+    expect(valueOf(await readOnly.call('fs.readdir', { path: '.' }))).toEqual([{ name: 'a.txt', type: 'file' }]);
+    const changes: Array<[string, Record<string, unknown>]> = [
+      ['fs.writeFile', { path: 'a.txt', data: 'x' }],
+      ['fs.writeFile', { path: 'new.txt', data: 'x' }],
+      ['fs.appendFile', { path: 'a.txt', data: 'x' }],
+      ['fs.mkdir', { path: 'sub' }],
+      ['fs.rm', { path: 'a.txt' }],
+      ['fs.rm', { path: '.', recursive: true }],
+    ];
+    for (const [fn, params] of changes) {
+      expect(errorOf(await readOnly.call(fn, params)), fn).toMatchObject({ code: 'ACCESS_DENIED', data: { path: params.path } });
+    }
+    expect(await readFile(join(workspace, 'a.txt'), 'utf8')).toBe('kept');
+    expect(valueOf(await readOnly.call('fs.readdir', { path: '.' }))).toEqual([{ name: 'a.txt', type: 'file' }]);
+  });
+
+  it('refuses a write setting that is not a boolean', () => {
+    expect(() => stdBridge({ workspaceDir: workspace, write: 'yes' as never })).toThrowError(
+      expect.objectContaining({ code: 'CONFIG_INVALID', data: { field: 'std.fs.write' } }),
+    );
   });
 });
 

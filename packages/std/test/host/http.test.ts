@@ -150,7 +150,34 @@ describe('http refusals and limits', () => {
   it('refuses allow-list entries that are not hosts', () => {
     for (const entry of ['http://example.com', 'example.com/path', 'a b', '*']) {
       expect(() => createStdCapability({ workspaceDir: '/w', http: { allowHosts: [entry] } })).toThrowError(
-        expect.objectContaining({ code: 'CONFIG_INVALID' }),
+        expect.objectContaining({ code: 'CONFIG_INVALID', data: expect.objectContaining({ field: 'std.http.allowHosts' }) }),
+      );
+    }
+  });
+
+  it('sends only the methods on std.http.methods, naming the method it refuses', async () => {
+    const { call } = stdBridge({ workspaceDir: '/nonexistent', http: { allowHosts: ['127.0.0.1'], methods: ['GET'] } });
+    expect(valueOf(await call('http.request', { url: `${base}/json` }))).toMatchObject({ status: 200 });
+    for (const method of ['POST', 'DELETE', 'PUT']) {
+      expect(errorOf(await call('http.request', { url: `${base}/echo`, method, body: 'x' }))).toMatchObject({ code: 'ACCESS_DENIED', data: { method } });
+    }
+  });
+
+  it('refuses bad http settings with CONFIG_INVALID naming the field', () => {
+    const cases: [unknown, string][] = [
+      [{ allowHosts: 'api.example.com' }, 'std.http.allowHosts'],
+      [{ allowHosts: [''] }, 'std.http.allowHosts'],
+      [{ methods: ['get'] }, 'std.http.methods'],
+      [{ methods: ['CONNECT'] }, 'std.http.methods'],
+      [{ timeoutMs: 0 }, 'std.http.timeoutMs'],
+      [{ timeoutMs: Infinity }, 'std.http.timeoutMs'],
+      [{ maxBytes: '10' }, 'std.http.maxBytes'],
+      [{ allowHost: [] }, 'std.http.allowHost'],
+      [['127.0.0.1'], 'std.http'],
+    ];
+    for (const [http, field] of cases) {
+      expect(() => createStdCapability({ workspaceDir: '/w', http: http as never })).toThrowError(
+        expect.objectContaining({ code: 'CONFIG_INVALID', data: { field } }),
       );
     }
   });

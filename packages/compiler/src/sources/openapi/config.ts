@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { isRecord, type Diagnostic, type OpenApiSourceConfig } from '@agent-spaces/capabilities';
+import { isRecord, type Diagnostic, type OpenApiAuth, type OpenApiSourceConfig } from '@agent-spaces/capabilities';
 
 export type { OpenApiSourceConfig } from '@agent-spaces/capabilities';
 
@@ -55,9 +55,11 @@ export interface ActionServers {
 }
 
 /**
- * Reads seed 003's `action_servers.json` as is: `{ "servers": { key: { name, url, description, auto_discover } } }`.
- * Servers with `auto_discover: false` are skipped with a warning (their actions are not discoverable); `shown` is the
- * path diagnostics name.
+ * Reads seed 003's `action_servers.json` as is: `{ "servers": { key: { name, url, description, auto_discover, auth,
+ * headers } } }`. `auth` is a bearer token (`"${TOKEN}"`, `"Bearer ${TOKEN}"`) or an `openapi` auth object, its
+ * `${VAR}` placeholders resolved from the host environment at call time. Servers with `auto_discover: false` are
+ * skipped with a warning (their actions are not discoverable), unknown keys are warned about; `shown` is the path
+ * diagnostics name.
  */
 export async function readActionServers(file: string, shown = file): Promise<ActionServers> {
   let value: unknown;
@@ -90,11 +92,32 @@ export function parseActionServers(value: unknown, shown: string): ActionServers
       problem(pointer, `${shown}: server "${key}" has auto_discover: false and is skipped`, 'warning');
       continue;
     }
+    for (const field of Object.keys(server)) {
+      if (!ACTION_SERVER_KEYS.includes(field)) {
+        problem(`${pointer}/${field}`, `${shown}: server "${key}" has an unknown key "${field}", which is ignored (known: ${ACTION_SERVER_KEYS.join(', ')})`, 'warning');
+      }
+    }
+    // `auth` as seed 003 describes it, a bearer token (`"${TOKEN}"`), or any `openapi` auth object.
+    const auth = typeof server.auth === 'string' ? { type: 'bearer', token: server.auth.replace(/^Bearer\s+/i, '') } : server.auth;
+    const bad = findOpenApiSourceProblem({ name: key, url: server.url, auth, headers: server.headers });
+    if (bad) {
+      problem(`${pointer}/${bad.key.split('.')[0]}`, `${shown}: server "${key}": ${bad.key} ${bad.message}${bad.key.startsWith('auth') ? ' (or a bearer token string)' : ''}`);
+      continue;
+    }
     const name = typeof server.name === 'string' && server.name !== '' ? server.name : key;
-    sources.push({ name, url: server.url, ...(typeof server.description === 'string' ? { description: server.description } : {}) });
+    sources.push({
+      name,
+      url: server.url,
+      ...(typeof server.description === 'string' ? { description: server.description } : {}),
+      ...(auth !== undefined ? { auth: auth as OpenApiAuth } : {}),
+      ...(server.headers !== undefined ? { headers: server.headers as Record<string, string> } : {}),
+    });
   }
   return { sources, diagnostics };
 }
+
+/** The keys of one `action_servers.json` server; others are warned about. */
+const ACTION_SERVER_KEYS = ['name', 'url', 'description', 'auto_discover', 'auth', 'headers'];
 
 function isStringRecord(value: unknown): value is Record<string, string> {
   return isRecord(value) && Object.values(value).every((v) => typeof v === 'string');

@@ -1,0 +1,95 @@
+import { inspect } from 'node:util';
+import { AgentSpacesError, visibleText } from '@agent-spaces/capabilities';
+import type { AgentEvent, ModelSettings, ToolPermission } from '@agent-spaces/sdk';
+import type { CommandContext } from './index.js';
+import { loadProject } from './project.js';
+import { printEvent } from './run.js';
+import { toJson } from '../json.js';
+import type { CliOutput } from '../output.js';
+
+const PERMISSIONS: readonly ToolPermission[] = ['never', 'tool', 'always'];
+
+/**
+ * `agent-spaces ask "<message>"`: a headless agent answers by writing code in the project's space (docs/agents.md),
+ * with the config's `model` or `--model [provider:]model` (`--base-url`); prints its steps live (stderr) and its
+ * answer (stdout). Exit 0 on an answer, 1 when the run failed (`MAX_TURNS`, `MODEL_ERROR`, …), 2 for bad options.
+ */
+export async function ask(context: CommandContext): Promise<number> {
+  const { output, values } = context;
+  const message = context.positionals[0] ?? '';
+  const project = await loadProject(context);
+  const { parseServerConfig } = await import('@agent-spaces/server');
+  let model: ModelSettings | undefined;
+  let maxTurns: number | undefined;
+  let toolPermission: ToolPermission | undefined;
+  try {
+    if (message.trim() === '') throw usage('message', 'must be a non-empty string');
+    const flagged = withFlags(parseServerConfig(project.raw, project.file).model, values.model, values['base-url']);
+    model = flagged && parseServerConfig({ model: flagged }, '--model / --base-url').model;
+    if (values['max-turns'] !== undefined) {
+      maxTurns = Number(values['max-turns']);
+      if (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > 100) throw usage('--max-turns', 'must be an integer from 1 to 100');
+    }
+    if (values['tool-permission'] !== undefined) {
+      toolPermission = values['tool-permission'] as ToolPermission;
+      if (!PERMISSIONS.includes(toolPermission)) throw usage('--tool-permission', `must be one of ${PERMISSIONS.join(', ')}`);
+    }
+  } catch (error) {
+    if (!(error instanceof AgentSpacesError) || (error.code !== 'INVALID_ARGUMENTS' && error.code !== 'CONFIG_INVALID')) throw error;
+    output.err(`agent-spaces ask: ${error.message}`);
+    return 2;
+  }
+  const { createSpace } = await import('@agent-spaces/sdk');
+  const space = await createSpace({
+    rootDir: project.rootDir,
+    outDir: project.outDir,
+    policies: project.config.policies,
+    mcpServers: project.config.mcpServers,
+    std: project.config.std,
+  });
+  try {
+    const json = values.json === true;
+    const result = await space.ask(message, {
+      ...(model ? { model } : {}),
+      ...(maxTurns ? { maxTurns } : {}),
+      ...(toolPermission ? { toolPermission } : {}),
+      ...(json ? {} : { onEvent: (event: AgentEvent) => printAgentEvent(event, output) }),
+    });
+    if (json) output.out(toJson(result));
+    else if (result.ok) {
+      output.out(visibleText(result.text));
+      output.info(`✓ ${result.turns} turn(s), ${result.usage.tokens} token(s)`);
+    } else output.err(`✗ ${result.error.code}: ${visibleText(result.error.message, '  ')}`);
+    return result.ok ? 0 : 1;
+  } finally {
+    await space.close();
+  }
+}
+
+/** The config's model with `--model [provider:]model` and `--base-url` applied (checked by the caller as the config's `model` is). */
+function withFlags(config: ModelSettings | undefined, flag: unknown, baseURL: unknown): ModelSettings | undefined {
+  if (flag === undefined && baseURL === undefined) return config;
+  const text = typeof flag === 'string' ? flag : undefined;
+  const at = text?.indexOf(':') ?? -1;
+  const provider = at > 0 ? text!.slice(0, at) : config?.provider;
+  const name = text !== undefined ? text.slice(at + 1) : config?.model;
+  if (provider === undefined || !name) throw usage('--model', 'must be [provider:]model, with a provider when the config has no model');
+  return { ...config, provider: provider as ModelSettings['provider'], model: name, ...(typeof baseURL === 'string' ? { baseURL } : {}) };
+}
+
+function usage(field: string, problem: string): AgentSpacesError {
+  return new AgentSpacesError('INVALID_ARGUMENTS', `${field} ${problem}`, { errors: [{ field, problem }] });
+}
+
+/** One line per agent step on stderr: its messages and code runs, then the runs' capability calls and logs. */
+function printAgentEvent(event: AgentEvent, output: CliOutput): void {
+  if (event.type === 'agentMessage') {
+    if (event.text && event.toolCalls.length > 0) output.info(visibleText(`◆ ${event.text}`, '  '));
+    for (const call of event.toolCalls) {
+      const code = typeof (call.input as { code?: unknown })?.code === 'string' ? (call.input as { code: string }).code : inspect(call.input);
+      output.info(visibleText(`▸ ${call.name}\n${code}`, '  '));
+    }
+  } else if (event.type === 'codeRun') {
+    output.info(event.ok ? '✓ code ran' : visibleText(`✗ code failed: ${event.error?.code}: ${event.error?.message}`, '  '));
+  } else printEvent(event, output);
+}

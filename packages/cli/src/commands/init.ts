@@ -1,0 +1,114 @@
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { AgentSpacesError } from '@agent-spaces/capabilities';
+import type { CommandContext } from './index.js';
+import { toJson } from '../json.js';
+
+/** The MCP clients `init --mcp` writes a project snippet for, and where each reads it. */
+const MCP_CLIENTS = {
+  claude: { file: '.mcp.json', key: 'mcpServers', server: { command: 'npx', args: ['agent-spaces', 'mcp', 'serve', '--config', 'agent-spaces.config.ts'] } },
+  cursor: { file: '.cursor/mcp.json', key: 'mcpServers', server: { command: 'npx', args: ['agent-spaces', 'mcp', 'serve'] } },
+  vscode: { file: '.vscode/mcp.json', key: 'servers', server: { type: 'stdio', command: 'npx', args: ['agent-spaces', 'mcp', 'serve'] } },
+} as const;
+
+type McpClient = keyof typeof MCP_CLIENTS;
+
+const CONFIG = `import { defineConfig } from '@agent-spaces/capabilities';
+
+export default defineConfig({
+  // Definitions (defineTool() .ts, .json) become typed modules: capabilities/hello.ts -> @capabilities/hello.
+  capabilities: ['capabilities/*'],
+  // MCP servers and OpenAPI specs become capabilities too:
+  // mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } },
+  // openapi: [{ name: 'todos', spec: 'specs/todos.yaml', baseUrl: 'https://api.example.com' }],
+});
+`;
+
+const CAPABILITY = `// An example capability: its handler runs on the host, agent code calls it as @capabilities/hello.
+import { defineTool } from '@agent-spaces/capabilities';
+
+export const hello = defineTool({
+  name: 'hello',
+  description: 'Greets people',
+  functions: {
+    greet: {
+      description: 'Greet someone by name',
+      parameters: { name: { type: 'string', required: true, minLength: 1, description: 'Who to greet' } },
+      returns: {} as { message: string },
+      handler: async ({ name }) => ({ message: \`Hello, \${name}!\` }),
+    },
+  },
+});
+`;
+
+const AGENT = `// An example agent script: \`npx agent-spaces run agents/hello.ts\` runs it in the sandbox.
+import { hello } from '@capabilities/hello';
+
+const { message } = await hello.greet({ name: 'world' });
+console.log(message);
+
+export default { message };
+`;
+
+// The build's fragment holds the options `check` uses and every declaration agent code sees.
+const EDITOR_TSCONFIG = `${JSON.stringify({ extends: '../.agent-spaces/tsconfig.json', include: ['*.ts'] }, null, 2)}\n`;
+
+const IGNORE = '.agent-spaces/';
+
+/** Reads `--mcp`: a client to write the MCP snippet for. Throws `CONFIG_INVALID` naming the option otherwise. */
+function parseMcpClient(value: unknown): McpClient | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && Object.hasOwn(MCP_CLIENTS, value)) return value as McpClient;
+  throw new AgentSpacesError('CONFIG_INVALID', `--mcp must be one of ${Object.keys(MCP_CLIENTS).join(', ')}, got ${JSON.stringify(value)}`, { field: 'mcp' });
+}
+
+/**
+ * `agent-spaces init`: writes a starter project into the working folder (config, an example capability and agent
+ * script, the editor tsconfig, a `.gitignore` entry and, with `--mcp`, the MCP client snippet). Writes nothing when
+ * any of those files exists (`WRITE_FAILED`, `data.reason: "exists"`).
+ */
+export async function init(context: CommandContext): Promise<number> {
+  const { output } = context;
+  const client = parseMcpClient(context.values.mcp);
+  const root = process.cwd();
+  const files: Record<string, string> = {
+    'agent-spaces.config.ts': CONFIG,
+    'capabilities/hello.ts': CAPABILITY,
+    'agents/hello.ts': AGENT,
+    'agents/tsconfig.json': EDITOR_TSCONFIG,
+  };
+  if (client) {
+    const { file, key, server } = MCP_CLIENTS[client];
+    files[file] = `${JSON.stringify({ [key]: { 'agent-spaces': server } }, null, 2)}\n`;
+  }
+  const existing = Object.keys(files).filter((file) => existsSync(join(root, file)));
+  if (existing.length > 0) {
+    throw new AgentSpacesError('WRITE_FAILED', `init writes nothing: ${existing.join(', ')} already exist${existing.length === 1 ? 's' : ''}`, {
+      file: existing[0],
+      files: existing,
+      reason: 'exists',
+    });
+  }
+  for (const [file, text] of Object.entries(files)) {
+    await mkdir(dirname(join(root, file)), { recursive: true });
+    await writeFile(join(root, file), text, { flag: 'wx' });
+  }
+  const written = Object.keys(files);
+  if (await addIgnoreEntry(join(root, '.gitignore'))) written.push('.gitignore');
+  if (context.values.json === true) {
+    output.out(toJson({ ok: true, files: written }));
+    return 0;
+  }
+  for (const file of written) output.info(`✓ ${file}`);
+  output.info(['', 'Next:', '  npx agent-spaces capabilities build', '  npx agent-spaces run agents/hello.ts'].join('\n'));
+  return 0;
+}
+
+/** Adds `.agent-spaces/` to `.gitignore` (creating it) unless a line already names it; true when it wrote. */
+async function addIgnoreEntry(file: string): Promise<boolean> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  if (text.split(/\r?\n/).some((line) => line.trim().replace(/^\/|\/$/g, '') === IGNORE.slice(0, -1))) return false;
+  await appendFile(file, `${text === '' || text.endsWith('\n') ? '' : '\n'}${IGNORE}\n`);
+  return true;
+}

@@ -1,0 +1,171 @@
+/**
+ * What makes a type error teach: the capability function a diagnostic is about, with its signature, and for a
+ * misspelt name the closest names the module or object has, so the agent fixes its code in one round.
+ */
+import type ts from 'typescript';
+import type { FunctionHint, TypecheckDiagnostic } from './types.js';
+
+/** Most closest names given for a misspelt one. */
+const CLOSEST = 3;
+/** Codes of "no such property / export" diagnostics, whose name may be misspelt. */
+const UNKNOWN_NAME = new Set([2339, 2551, 2305, 2724, 2614]);
+
+/** The hints of one diagnostic: the function it is about, or the closest names to a misspelt one. */
+export type DiagnosticHints = Pick<TypecheckDiagnostic, 'function' | 'closest'>;
+
+/**
+ * The hints for a diagnostic at `start` in the agent file `file`: the declared function (one of `isDeclared`'s files)
+ * whose call holds the position, or, for an unknown name, the closest declared names.
+ */
+export function explainDiagnostic(
+  typescript: typeof ts,
+  checker: ts.TypeChecker,
+  file: ts.SourceFile,
+  diagnostic: ts.Diagnostic,
+  isDeclared: (fileName: string) => boolean,
+): DiagnosticHints {
+  const node = nodeAt(typescript, file, diagnostic.start ?? 0);
+  if (!node) return {};
+  const hints = new Hints(typescript, checker, isDeclared);
+  if (UNKNOWN_NAME.has(diagnostic.code)) {
+    const closest = hints.closest(node);
+    if (closest.length > 0) return { closest };
+  }
+  for (let at: ts.Node | undefined = node; at && !typescript.isSourceFile(at); at = at.parent) {
+    if (typescript.isCallExpression(at)) {
+      const fn = hints.ofCall(at);
+      if (fn) return { function: fn };
+    }
+  }
+  return {};
+}
+
+/** The innermost node of `file` spanning `position`. */
+function nodeAt(typescript: typeof ts, file: ts.SourceFile, position: number): ts.Node | undefined {
+  let found: ts.Node | undefined;
+  const visit = (node: ts.Node): void => {
+    if (position < node.getStart(file) || position >= node.getEnd()) return;
+    found = node;
+    typescript.forEachChild(node, visit);
+  };
+  typescript.forEachChild(file, visit);
+  return found;
+}
+
+class Hints {
+  readonly #ts: typeof ts;
+  readonly #checker: ts.TypeChecker;
+  readonly #isDeclared: (fileName: string) => boolean;
+
+  constructor(typescript: typeof ts, checker: ts.TypeChecker, isDeclared: (fileName: string) => boolean) {
+    this.#ts = typescript;
+    this.#checker = checker;
+    this.#isDeclared = isDeclared;
+  }
+
+  /** The declared function `call` calls, named as the agent wrote it. */
+  ofCall(call: ts.CallExpression): FunctionHint | undefined {
+    const callee = call.expression;
+    const nameNode = this.#ts.isPropertyAccessExpression(callee) ? callee.name : callee;
+    const symbol = this.#checker.getSymbolAtLocation(nameNode);
+    if (!symbol) return undefined;
+    return this.#hint(callee.getText(), this.#resolved(symbol), nameNode);
+  }
+
+  /** The closest declared names to the unknown property or import name at `node`. */
+  closest(node: ts.Node): FunctionHint[] {
+    const t = this.#ts;
+    const parent = node.parent;
+    if (t.isIdentifier(node) && parent && t.isPropertyAccessExpression(parent) && parent.name === node) {
+      const owner = this.#checker.getTypeAtLocation(parent.expression);
+      const prefix = parent.expression.getText();
+      return this.#nearest(node.text, this.#checker.getPropertiesOfType(owner), (name) => `${prefix}.${name}`, parent.expression);
+    }
+    if (t.isIdentifier(node) && parent && t.isImportSpecifier(parent)) {
+      const declaration = parent.parent.parent.parent;
+      const moduleSymbol = this.#checker.getSymbolAtLocation(declaration.moduleSpecifier);
+      if (!moduleSymbol) return [];
+      return this.#nearest((parent.propertyName ?? parent.name).text, this.#checker.getExportsOfModule(moduleSymbol), (name) => name, node);
+    }
+    return [];
+  }
+
+  #nearest(wanted: string, candidates: readonly ts.Symbol[], label: (name: string) => string, at: ts.Node): FunctionHint[] {
+    const declared = candidates.filter((s) => this.#declaredIn(this.#resolved(s)));
+    const limit = Math.max(2, Math.floor(wanted.length / 3));
+    return declared
+      .map((symbol) => ({ symbol, distance: editDistance(wanted.toLowerCase(), symbol.name.toLowerCase()) }))
+      .filter(({ symbol, distance }) => distance <= limit || symbol.name.toLowerCase().includes(wanted.toLowerCase()))
+      .sort((a, b) => a.distance - b.distance || a.symbol.name.localeCompare(b.symbol.name))
+      .slice(0, CLOSEST)
+      .map(({ symbol }) => this.#hint(label(symbol.name), this.#resolved(symbol), at) ?? { name: label(symbol.name), module: this.#moduleOf(symbol) });
+  }
+
+  /** A hint for declared function `symbol`, shown as `name(…): …`, with its parameter types spelled out. */
+  #hint(name: string, symbol: ts.Symbol, at: ts.Node): FunctionHint | undefined {
+    if (!this.#declaredIn(symbol)) return undefined;
+    const type = this.#checker.getTypeOfSymbolAtLocation(symbol, at);
+    const signature = type.getCallSignatures()[0];
+    if (!signature) return undefined;
+    const parameters = signature.getParameters().map((p) => {
+      const declaration = p.valueDeclaration;
+      const optional = declaration && this.#ts.isParameter(declaration) && (declaration.questionToken || declaration.initializer) ? '?' : '';
+      const type = this.#checker.getTypeOfSymbolAtLocation(p, at);
+      return `${p.name}${optional}: ${this.#spelled(optional ? this.#checker.getNonNullableType(type) : type)}`;
+    });
+    const returns = this.#print(signature.getReturnType());
+    return { name, module: this.#moduleOf(symbol), signature: `${name}(${parameters.join(', ')}): ${returns}` };
+  }
+
+  /** A parameter type, with a named object type written out as its members so one line tells what to pass. */
+  #spelled(type: ts.Type): string {
+    const named = type.aliasSymbol ?? type.getSymbol();
+    if (!named || !(type.flags & this.#ts.TypeFlags.Object) || type.getCallSignatures().length > 0) {
+      return this.#print(type);
+    }
+    const members = this.#checker.getPropertiesOfType(type).map((p) => {
+      const optional = p.flags & this.#ts.SymbolFlags.Optional ? '?' : '';
+      // As declared (`string`), not as read (`string | undefined` for an optional member).
+      const declaration = p.valueDeclaration;
+      const typeNode = declaration && (this.#ts.isPropertySignature(declaration) || this.#ts.isPropertyDeclaration(declaration)) ? declaration.type : undefined;
+      const memberType = typeNode ? this.#checker.getTypeFromTypeNode(typeNode) : declaration ? this.#checker.getTypeOfSymbolAtLocation(p, declaration) : undefined;
+      return `${p.name}${optional}: ${memberType ? this.#print(memberType) : 'unknown'}`;
+    });
+    return `{ ${members.join('; ')} }`;
+  }
+
+  #print(type: ts.Type): string {
+    return this.#checker.typeToString(type, undefined, this.#ts.TypeFormatFlags.NoTruncation);
+  }
+
+  #resolved(symbol: ts.Symbol): ts.Symbol {
+    return symbol.flags & this.#ts.SymbolFlags.Alias ? this.#checker.getAliasedSymbol(symbol) : symbol;
+  }
+
+  #declaredIn(symbol: ts.Symbol): boolean {
+    return (symbol.declarations ?? []).some((d) => this.#isDeclared(d.getSourceFile().fileName));
+  }
+
+  /** The `declare module '…'` holding the symbol's declaration, or '' for a global. */
+  #moduleOf(symbol: ts.Symbol): string {
+    for (let at: ts.Node | undefined = symbol.declarations?.[0]; at; at = at.parent) {
+      if (this.#ts.isModuleDeclaration(at) && this.#ts.isStringLiteral(at.name)) return at.name.text;
+    }
+    return '';
+  }
+}
+
+/** Damerau-Levenshtein distance (adjacent swaps count one) between `a` and `b`. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
+    }
+  }
+  return d[a.length]![b.length]!;
+}

@@ -1,0 +1,141 @@
+/**
+ * The functions a `host`-mode package exports, read from its declarations with the TypeScript checker: each exported
+ * function, and each function of an exported object, with its parameters' names and JSON Schemas derived from their
+ * types (what the bridge validates calls against).
+ */
+import type { Diagnostic, JsonSchema } from '@agent-spaces/capabilities';
+import type ts from 'typescript';
+
+/** One parameter of a package function. */
+interface PackageParam {
+  name: string;
+  schema: JsonSchema;
+  optional: boolean;
+}
+
+/** One function of a package: `camelCase`, or `client.get` for a function of an exported object. */
+export interface PackageFunction {
+  path: string;
+  description?: string;
+  params: PackageParam[];
+}
+
+const MAX_DEPTH = 8;
+
+/**
+ * The functions `entry`'s module exports (only `exports` when given), in declaration order. A function whose
+ * parameters cannot cross the bridge (a callback, a rest parameter) is left out with a warning; a type the schema
+ * cannot say exactly (a class instance, a depth past 8) becomes `{}` with a warning naming the function and parameter.
+ */
+export function packageFunctions(
+  typescript: typeof ts,
+  program: ts.Program,
+  entry: string,
+  exports: readonly string[] | undefined,
+  label: string,
+): { functions: PackageFunction[]; diagnostics: Diagnostic[] } {
+  const checker = program.getTypeChecker();
+  const diagnostics: Diagnostic[] = [];
+  const warn = (message: string) => diagnostics.push({ code: 'INVALID_DEFINITION', severity: 'warning', file: label, message });
+  const source = program.getSourceFile(entry);
+  const moduleSymbol = source && checker.getSymbolAtLocation(source);
+  if (!moduleSymbol) return { functions: [], diagnostics: [{ code: 'INVALID_DEFINITION', severity: 'error', file: label, message: `${label}: its declarations are not a module` }] };
+  const functions: PackageFunction[] = [];
+  const wanted = exports ? new Set(exports) : undefined;
+  const found = new Set<string>();
+
+  const toSchema = (type: ts.Type, where: string, depth: number, seen: Set<ts.Type>): JsonSchema | undefined => {
+    const flags = type.flags;
+    const F = typescript.TypeFlags;
+    if (flags & (F.Any | F.Unknown)) return {};
+    if (flags & F.StringLiteral) return { type: 'string', const: (type as ts.StringLiteralType).value };
+    if (flags & F.NumberLiteral) return { type: 'number', const: (type as ts.NumberLiteralType).value };
+    if (flags & F.BooleanLiteral) return { type: 'boolean', const: checker.typeToString(type) === 'true' };
+    if (flags & F.String) return { type: 'string' };
+    if (flags & F.Number) return { type: 'number' };
+    if (flags & F.Boolean) return { type: 'boolean' };
+    if (flags & F.Null) return { type: 'null' };
+    if (type.isUnion()) {
+      const members = type.types.filter((t) => !(t.flags & (F.Undefined | F.Void)));
+      if (members.length > 0 && members.every((t) => t.flags & F.BooleanLiteral)) return { type: 'boolean' };
+      if (members.length > 0 && members.every((t) => t.flags & F.StringLiteral)) return { type: 'string', enum: members.map((t) => (t as ts.StringLiteralType).value) };
+      const schemas = members.map((t) => toSchema(t, where, depth + 1, seen));
+      if (schemas.some((s) => s === undefined)) return undefined;
+      return schemas.length === 1 ? schemas[0] : { anyOf: schemas as JsonSchema[] };
+    }
+    if (checker.getSignaturesOfType(type, typescript.SignatureKind.Call).length > 0) return undefined;
+    if (!(flags & F.Object)) {
+      warn(`${where}: the type ${checker.typeToString(type)} has no JSON Schema; it is not checked`);
+      return {};
+    }
+    if (depth > MAX_DEPTH || seen.has(type)) {
+      warn(`${where}: ${checker.typeToString(type)} is nested deeper than ${MAX_DEPTH} levels or refers to itself; below that it is not checked`);
+      return {};
+    }
+    const inner = new Set(seen).add(type);
+    if (checker.isArrayType(type) || checker.isTupleType(type)) {
+      const item = checker.getTypeArguments(type as ts.TypeReference)[0];
+      const items = item && checker.isArrayType(type) ? toSchema(item, where, depth + 1, inner) : {};
+      return items === undefined ? undefined : { type: 'array', items };
+    }
+    if (type.getSymbol()?.flags && (type.getSymbol()!.flags & typescript.SymbolFlags.Class) !== 0) {
+      warn(`${where}: the class ${checker.typeToString(type)} arrives as a plain object; it is not checked`);
+      return {};
+    }
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    for (const property of checker.getPropertiesOfType(type)) {
+      const declaration = property.valueDeclaration ?? property.declarations?.[0];
+      const propertyType = declaration ? checker.getTypeOfSymbolAtLocation(property, declaration) : checker.getDeclaredTypeOfSymbol(property);
+      // Methods are not data: structured clone carries none, so they are not part of the schema.
+      if (checker.getSignaturesOfType(propertyType, typescript.SignatureKind.Call).length > 0) continue;
+      const schema = toSchema(propertyType, `${where}.${property.name}`, depth + 1, inner);
+      if (schema === undefined) return undefined;
+      properties[property.name] = schema;
+      if (!(property.flags & typescript.SymbolFlags.Optional)) required.push(property.name);
+    }
+    const index = checker.getIndexInfoOfType(type, typescript.IndexKind.String);
+    const additional = index ? toSchema(index.type, `${where}[key]`, depth + 1, inner) : undefined;
+    return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), ...(additional ? { additionalProperties: additional } : {}) };
+  };
+
+  const addFunction = (path: string, type: ts.Type, symbol: ts.Symbol) => {
+    const signatures = checker.getSignaturesOfType(type, typescript.SignatureKind.Call);
+    // The last overload is the one `Parameters<typeof fn>` (the declared signature agent code sees) takes.
+    const signature = signatures.at(-1)!;
+    const params: PackageParam[] = [];
+    for (const [index, parameter] of signature.getParameters().entries()) {
+      const declaration = parameter.valueDeclaration as ts.ParameterDeclaration | undefined;
+      if (declaration?.dotDotDotToken) return warn(`${path}: a rest parameter cannot cross the bridge; the function is left out`);
+      const name = declaration && typescript.isIdentifier(declaration.name) ? declaration.name.text : `arg${index}`;
+      const schema = toSchema(checker.getTypeOfSymbol(parameter), `${path}(${name})`, 0, new Set());
+      if (schema === undefined) return warn(`${path}: parameter ${name} takes a function, which cannot cross the bridge; the function is left out`);
+      params.push({ name, schema, optional: declaration ? checker.isOptionalParameter(declaration) : false });
+    }
+    const description = typescript.displayPartsToString(symbol.getDocumentationComment(checker)).trim();
+    functions.push({ path, params, ...(description ? { description } : {}) });
+  };
+
+  for (let symbol of checker.getExportsOfModule(moduleSymbol)) {
+    const name = symbol.name;
+    if (name === 'default' || (wanted && !wanted.has(name))) continue;
+    found.add(name);
+    if (symbol.flags & typescript.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    if (!(symbol.flags & typescript.SymbolFlags.Value)) continue;
+    const type = checker.getTypeOfSymbol(symbol);
+    if (symbol.flags & typescript.SymbolFlags.Class) {
+      warn(`${name}: a class cannot be constructed across the bridge; it is left out`);
+    } else if (checker.getSignaturesOfType(type, typescript.SignatureKind.Call).length > 0) {
+      addFunction(name, type, symbol);
+    } else if (type.flags & typescript.TypeFlags.Object) {
+      for (const member of checker.getPropertiesOfType(type)) {
+        const memberType = checker.getTypeOfSymbol(member);
+        if (checker.getSignaturesOfType(memberType, typescript.SignatureKind.Call).length > 0) addFunction(`${name}.${member.name}`, memberType, member);
+      }
+    }
+  }
+  for (const name of wanted ?? []) {
+    if (!found.has(name)) diagnostics.push({ code: 'INVALID_DEFINITION', severity: 'error', file: label, message: `${label}: exports names "${name}", which the package does not export` });
+  }
+  return { functions, diagnostics };
+}

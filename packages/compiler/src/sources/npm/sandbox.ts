@@ -1,0 +1,69 @@
+/**
+ * A `sandbox`-mode package bundled with esbuild into one ES module the isolate runs as `@capabilities/<id>`: no
+ * imports left, no Node built-ins (a package that needs one is refused, naming the built-in and the file importing it).
+ */
+import { isBuiltin } from 'node:module';
+import { relative } from 'node:path';
+import type { Diagnostic } from '@agent-spaces/capabilities';
+import type { BuildFailure, Plugin } from 'esbuild';
+import { toPosix } from '../../inputs.js';
+import type { NpmSource } from './config.js';
+
+/** The bundled module, or the problems that stopped it. */
+export type SandboxBundle = { ok: true; code: string } | { ok: false; diagnostics: Diagnostic[] };
+
+/**
+ * Bundles the named exports of the package (only `exports` when given), resolved from `rootDir`, for the isolate (ES2022,
+ * no platform). `process.env.NODE_ENV` is `"production"`, as bundlers for browsers set it.
+ */
+export async function bundleForSandbox(source: NpmSource, rootDir: string, label: string): Promise<SandboxBundle> {
+  const { package: pkg, exports } = source;
+  const { build } = await import('esbuild');
+  const refuseBuiltins: Plugin = {
+    name: 'refuse-node-builtins',
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, (args) => {
+        if (!isBuiltin(args.path)) return undefined;
+        const importer = args.importer === '<stdin>' || args.importer === '' ? pkg : toPosix(relative(rootDir, args.importer));
+        return {
+          errors: [
+            {
+              text: `${pkg} cannot run in the sandbox: ${importer} imports the Node built-in '${args.path}' (a sandbox package must be pure: no Node built-ins, no I/O); use mode: 'host' to run it on the host`,
+            },
+          ],
+        };
+      });
+    },
+  };
+  const specifier = JSON.stringify(source.dir ?? pkg);
+  try {
+    const result = await build({
+      stdin: { contents: exports ? `export { ${exports.join(', ')} } from ${specifier};\n` : `export * from ${specifier};\n`, resolveDir: rootDir, sourcefile: label, loader: 'js' },
+      absWorkingDir: rootDir,
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      target: 'es2022',
+      mainFields: ['module', 'main'],
+      conditions: ['import', 'module', 'default'],
+      define: { 'process.env.NODE_ENV': '"production"' },
+      legalComments: 'none',
+      plugins: [refuseBuiltins],
+      write: false,
+      logLevel: 'silent',
+    });
+    return { ok: true, code: result.outputFiles[0]?.text ?? '' };
+  } catch (error) {
+    const errors = (error as Partial<BuildFailure>).errors;
+    if (!Array.isArray(errors)) throw error;
+    return {
+      ok: false,
+      diagnostics: errors.map((e) => ({
+        code: 'INVALID_DEFINITION',
+        severity: 'error',
+        file: label,
+        message: e.location && !e.text.startsWith(`${pkg} cannot run`) ? `${e.text} (${e.location.file}:${e.location.line})` : e.text,
+      })),
+    };
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The npm source: a package named in the config's `capabilities` becomes `@capabilities/<id>`, typed by its own
+ * declarations. In `sandbox` mode (the default) the package is bundled into the isolate: its calls never leave the
+ * sandbox, so the capability has no host functions. In `host` mode each of its functions is a capability function
+ * that runs on the host (see `host.ts`).
+ */
+import { CAPABILITY_FILES, CAPABILITY_PREFIX, type CapabilityIR, type Diagnostic } from '@agent-spaces/capabilities';
+import { stringLiteral } from '../../emit/escape.js';
+import { identifier } from '../../ir/names.js';
+import type { SourceContext, SourceResult } from '../types.js';
+import { defaultId, type NpmSource } from './config.js';
+import { packageDeclarations, type PackageDeclarations } from './declarations.js';
+import { findPackage, type InstalledPackage } from './package.js';
+import { npmCacheKey, readCachedNpmSource, writeCachedNpmSource } from './cache.js';
+import { compilerVersion } from '../../build.js';
+import { bundleForSandbox } from './sandbox.js';
+import { hostPackage } from './host.js';
+
+/** The label of a package's report entries and IR: `npm:<package>`, or `npm:<package> as <id>` under another name. */
+export function npmLabel(source: NpmSource): string {
+  return source.id === defaultId(source.package) ? `npm:${source.package}` : `npm:${source.package} as ${source.id}`;
+}
+
+/** Reads the package `source` names, installed in the project; reports problems as diagnostics, never throws. */
+export async function readNpmSource(source: NpmSource, context: SourceContext): Promise<SourceResult> {
+  const label = npmLabel(source);
+  const fail = (code: Diagnostic['code'], message: string): SourceResult => ({
+    capabilities: [],
+    diagnostics: [{ code, severity: 'error', file: label, message }],
+    inputs: [],
+    hostModules: {},
+  });
+  const installed = await findPackage(source, context.rootDir);
+  if (!installed) {
+    return fail('SOURCE_NOT_FOUND', source.dir ? `${label}: ${source.dir} holds no package.json` : `${label}: the package is not installed in ${context.rootDir} (npm install ${source.package})`);
+  }
+  if (!installed.types) {
+    return fail('INVALID_DEFINITION', `${label}: the package has no type declarations (.d.ts), so agent code using it could not be typechecked`);
+  }
+  const key = await npmCacheKey(source, installed, await compilerVersion());
+  const cached = context.refresh ? undefined : await readCachedNpmSource(context.outDir, label, key);
+  if (cached) return cached;
+  const result = await readInstalled(source, installed as InstalledPackage & { types: string }, context, label);
+  if (!result.diagnostics.some((d) => d.severity === 'error')) await writeCachedNpmSource(context.outDir, label, key, result);
+  return result;
+}
+
+async function readInstalled(source: NpmSource, installed: InstalledPackage & { types: string }, context: SourceContext, label: string): Promise<SourceResult> {
+  const declarations = await packageDeclarations(source.id, installed.dir, installed.types, label);
+  const inputs = [installed.manifest, ...declarations.inputs];
+  const base = {
+    id: source.id,
+    exportName: identifier(source.id),
+    sourceName: source.package,
+    ...(installed.description ? { description: installed.description } : {}),
+    version: installed.version,
+    source: { kind: 'npm' as const, file: label },
+    config: {},
+    package: { name: installed.name, version: installed.version, mode: source.mode },
+  };
+  if (source.mode === 'host') {
+    const host = await hostPackage(source, installed.types, declarations, context.rootDir, label);
+    const diagnostics = [...declarations.diagnostics, ...host.diagnostics];
+    if (!host.ok) return { capabilities: [], diagnostics, inputs, hostModules: {} };
+    const capability: CapabilityIR = {
+      ...base,
+      functions: host.functions,
+      executor: { kind: 'module', module: CAPABILITY_FILES.host },
+      module: { code: host.code, declarations: host.declarations },
+    };
+    return { capabilities: [capability], diagnostics, inputs, hostModules: { [source.id]: host.hostModule } };
+  }
+  const bundle = await bundleForSandbox(source, context.rootDir, label);
+  if (!bundle.ok) return { capabilities: [], diagnostics: bundle.diagnostics, inputs, hostModules: {} };
+  const capability: CapabilityIR = {
+    ...base,
+    functions: [],
+    executor: { kind: 'runtime' },
+    module: { code: bundle.code, declarations: sandboxDeclarations(source, declarations) },
+  };
+  return { capabilities: [capability], diagnostics: declarations.diagnostics, inputs, hostModules: {} };
+}
+
+/** `@capabilities/<id>` re-exporting the package's entry (only `exports` when given), then the package's modules. */
+function sandboxDeclarations(source: NpmSource, declarations: PackageDeclarations): string {
+  const reexport = source.exports ? `export { ${source.exports.join(', ')} } from ${declarations.entry};` : `export * from ${declarations.entry};`;
+  return `declare module ${stringLiteral(CAPABILITY_PREFIX + source.id)} {\n  ${reexport}\n}\n${declarations.modules}`;
+}

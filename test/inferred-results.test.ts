@@ -1,0 +1,105 @@
+// Typed results for MCP tools without an output schema, end to end against the official servers: runs record the
+// shape of a JSON-text tool's results (everything's `get-env`: the server's environment as JSON), the next build
+// types the function's result from them, agent code using the data typechecks and a misuse is refused on its line.
+// An inferred type never fails a call; recording is opt-out.
+import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { observedFile, readObserved } from '@agent-spaces/capabilities';
+import { buildCapabilities, configSources, loadConfig } from '@agent-spaces/compiler';
+import { createSpace, type RunResult } from '@agent-spaces/sdk';
+
+const serverScript = (pkg: string) => fileURLToPath(new URL(`../node_modules/@modelcontextprotocol/${pkg}/dist/index.js`, import.meta.url));
+const SECRET = 'inferred-results-secret-5521';
+const ID = 'mcp-everything';
+
+let rootDir: string;
+let outDir: string;
+
+async function build(): Promise<string> {
+  const { config, rootDir: root } = await loadConfig({ cwd: rootDir });
+  const report = await buildCapabilities({ rootDir: root, sources: [], configSources: configSources(config), outDir: config.outDir });
+  expect(report.totals.failed).toBe(0);
+  return readFile(join(outDir, 'capabilities', ID, 'index.d.ts'), 'utf8');
+}
+
+/** Runs `code` in a new space of the project (closed after, which writes what it recorded). */
+async function run(code: string, options: { recordResults?: boolean } = {}): Promise<RunResult> {
+  const space = await createSpace({ rootDir, policies: { audit: false }, ...options });
+  try {
+    return await space.run(code);
+  } finally {
+    await space.close();
+  }
+}
+
+const getEnv = "import { everything } from '@capabilities/mcp-everything';\nconst r = await everything.getEnv();\n";
+
+beforeAll(async () => {
+  rootDir = await mkdtemp(join(tmpdir(), 'agent-spaces-inferred-'));
+  outDir = join(rootDir, '.agent-spaces');
+  const config = {
+    capabilities: [],
+    mcpServers: { everything: { command: process.execPath, args: [serverScript('server-everything'), 'stdio'], env: { INFERRED_TOKEN: SECRET } } },
+  };
+  await writeFile(join(rootDir, 'agent-spaces.config.json'), JSON.stringify(config));
+  await build();
+}, 60_000);
+
+afterAll(() => rm(rootDir, { recursive: true, force: true }));
+
+describe('typed results inferred from recorded calls', () => {
+  it('types a JSON-text tool McpToolResult with unknown data until results were seen', async () => {
+    const dts = await readFile(join(outDir, 'capabilities', ID, 'index.d.ts'), 'utf8');
+    expect(dts).toMatch(/getEnv\(\): Promise<McpToolResult>;/);
+    const misuse = await run(`${getEnv}const home: string = r.data.HOME;\nexport default home;`, { recordResults: false });
+    expect(misuse).toMatchObject({ ok: false, error: { code: 'TYPE_ERROR' } });
+    // The data is there at run time, parsed from the text.
+    const ok = await run(`${getEnv}export default { same: JSON.stringify(r.data) === JSON.stringify(JSON.parse(r.text)), kind: typeof r.data };`, {
+      recordResults: false,
+    });
+    expect(ok).toMatchObject({ ok: true, result: { same: true, kind: 'object' } });
+    expect(readObserved(outDir, ID).tools).toEqual({});
+  }, 30_000);
+
+  it('records the shape of two calls, no values, and the rebuild types the result from them', async () => {
+    const recorded = await run(`${getEnv}const again = await everything.getEnv();\nexport default [r.text.length > 0, again.text.length > 0];`);
+    expect(recorded).toMatchObject({ ok: true, result: [true, true] });
+    const file = await readFile(observedFile(outDir, ID), 'utf8');
+    expect(file).not.toContain(SECRET);
+    expect(file).not.toContain(process.execPath);
+    expect(readObserved(outDir, ID).tools['get-env']).toMatchObject({ results: 2, schema: { type: 'object' } });
+
+    const dts = await build();
+    expect(dts).toMatch(/Result `data` typed from 2 results seen \(inferred, not declared by the server: a result may differ\)\./);
+    expect(dts).toMatch(/getEnv\(\): Promise<McpDataResult<GetEnvData>>;/);
+    expect(dts).toMatch(/export (interface|type) GetEnvData\b/);
+  }, 60_000);
+
+  it('typechecks agent code using the inferred type, and refuses a misuse on its line', async () => {
+    const used = await run(`${getEnv}const values: string[] = Object.values(r.data);\nexport default values.every((v) => typeof v === 'string');`);
+    expect(used).toMatchObject({ ok: true, result: true });
+    const misuse = await run(`${getEnv}const count: number = r.data.HOME;\nexport default count;`);
+    expect(misuse).toMatchObject({ ok: false, error: { code: 'TYPE_ERROR', data: { diagnostics: [{ code: 2322, line: 3 }] } } });
+  }, 30_000);
+
+  it('never fails a call whose result does not fit the inferred type', async () => {
+    // An observation of echo that its results do not fit: echo answers plain text, without data.
+    const file = readObserved(outDir, ID);
+    file.tools.echo = { results: 1, schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } };
+    await writeFile(observedFile(outDir, ID), JSON.stringify(file));
+    expect(await build()).toMatch(/echo\(params: EchoParams\): Promise<McpDataResult<EchoData>>;/);
+    const echoed = await run("import { everything } from '@capabilities/mcp-everything';\nconst r = await everything.echo({ message: 'hi' });\nexport default { text: r.text, data: r.data ?? null };");
+    expect(echoed).toMatchObject({ ok: true, result: { text: 'Echo: hi', data: null } });
+  }, 60_000);
+
+  it('records nothing with recordResults: false', async () => {
+    const before = readObserved(outDir, ID).tools['get-env']!.results;
+    expect(await run(`${getEnv}export default 1;`, { recordResults: false })).toMatchObject({ ok: true });
+    expect(readObserved(outDir, ID).tools['get-env']!.results).toBe(before);
+    expect(await run(`${getEnv}export default 1;`)).toMatchObject({ ok: true });
+    expect(readObserved(outDir, ID).tools['get-env']!.results).toBe(before + 1);
+  }, 30_000);
+});

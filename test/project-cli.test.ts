@@ -1,0 +1,260 @@
+// Starting a project with the `agent-spaces` command as a user does, in a temp folder outside the repository (its
+// node_modules links to the repository's, as an install would provide the packages): init, build, run, doctor, watch.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_BIN, runCli, runCliInTerminal } from './fixtures/cli.js';
+
+const REPO_MODULES = join(import.meta.dirname, '../node_modules');
+const made: string[] = [];
+
+/** A fresh folder with the packages available, as after `npm install`. */
+async function freshApp(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'agent-spaces-app-'));
+  made.push(dir);
+  await symlink(REPO_MODULES, join(dir, 'node_modules'), 'dir');
+  return dir;
+}
+
+let app: string;
+
+beforeAll(async () => {
+  app = await freshApp();
+});
+
+afterAll(async () => {
+  await Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+describe('agent-spaces init', () => {
+  it('writes a project that builds and runs, with the Claude Code snippet, and adds the .gitignore entry', async () => {
+    await writeFile(join(app, '.gitignore'), 'node_modules');
+    const init = await runCli(app, ['init', '--mcp', 'claude']);
+    expect(init.code, init.stderr).toBe(0);
+    for (const file of ['agent-spaces.config.ts', 'capabilities/hello.ts', 'agents/hello.ts', 'agents/tsconfig.json', '.mcp.json']) {
+      expect(init.stderr).toContain(`✓ ${file}`);
+      expect(existsSync(join(app, file))).toBe(true);
+    }
+    expect(await readFile(join(app, '.gitignore'), 'utf8')).toBe('node_modules\n.agent-spaces/\n');
+    expect(JSON.parse(await readFile(join(app, '.mcp.json'), 'utf8'))).toEqual({
+      mcpServers: { 'agent-spaces': { command: 'npx', args: ['agent-spaces', 'mcp', 'serve', '--config', 'agent-spaces.config.ts'] } },
+    });
+
+    // The snippet is the config's mcpServers (no key in the config): the build skips it instead of wrapping itself.
+    const build = await runCli(app, ['capabilities', 'build']);
+    expect(build.code, build.stderr).toBe(0);
+    expect(build.stderr).toContain("mcpServers.agent-spaces skipped: it starts agent-spaces' own MCP server");
+    expect(build.stderr).toMatch(/1 built, 0 unchanged, 0 failed/);
+    expect(existsSync(join(app, '.agent-spaces/capabilities/mcp-agent-spaces'))).toBe(false);
+    const json = await runCli(app, ['capabilities', 'build', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ skipped: ['mcpServers.agent-spaces'], totals: { failed: 0 } });
+
+    const run = await runCli(app, ['run', 'agents/hello.ts']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Hello, world!');
+  });
+
+  it('refuses to overwrite: writes nothing when any file exists, and says which', async () => {
+    const dir = await freshApp();
+    await writeFile(join(dir, 'agent-spaces.config.ts'), '// mine\n');
+    const result = await runCli(dir, ['init', '--json']);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, error: { code: 'WRITE_FAILED', data: { reason: 'exists', files: ['agent-spaces.config.ts'] } } });
+    expect(await readFile(join(dir, 'agent-spaces.config.ts'), 'utf8')).toBe('// mine\n');
+    expect(existsSync(join(dir, 'capabilities'))).toBe(false);
+    expect(existsSync(join(dir, '.gitignore'))).toBe(false);
+  });
+
+  it.each([['bogus'], ['claude,cursor'], ['__proto__'], ['']])('rejects --mcp %j with CONFIG_INVALID naming the option', async (client) => {
+    const dir = await freshApp();
+    const result = await runCli(dir, ['init', '--mcp', client, '--json']);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, error: { code: 'CONFIG_INVALID', data: { field: 'mcp' } } });
+    expect(existsSync(join(dir, 'agent-spaces.config.ts'))).toBe(false);
+  });
+
+  it.each([
+    ['cursor', '.cursor/mcp.json', 'mcpServers'],
+    ['vscode', '.vscode/mcp.json', 'servers'],
+  ])('writes the %s snippet where that client reads it', async (client, file, key) => {
+    const dir = await freshApp();
+    expect((await runCli(dir, ['init', '--mcp', client])).code).toBe(0);
+    const snippet = JSON.parse(await readFile(join(dir, file), 'utf8')) as Record<string, Record<string, { args: string[] }>>;
+    expect(snippet[key]!['agent-spaces']!.args).toEqual(['agent-spaces', 'mcp', 'serve']);
+  });
+});
+
+describe('agent-spaces doctor', () => {
+  it('passes every check in a project just built', async () => {
+    const dir = await freshApp();
+    expect((await runCli(dir, ['init'])).code).toBe(0);
+    expect((await runCli(dir, ['capabilities', 'build'])).code).toBe(0);
+    const result = await runCli(dir, ['doctor', '--json']);
+    expect(result.code, result.stdout).toBe(0);
+    const { checks } = JSON.parse(result.stdout) as { checks: { name: string; ok: boolean }[] };
+    expect(checks.map((c) => [c.name, c.ok])).toEqual([
+      ['node', true],
+      ['--no-node-snapshot', true],
+      ['isolated-vm', true],
+      ['config', true],
+      ['build', true],
+    ]);
+  });
+
+  it('reports each failing check with its fix: a stale build, an unreachable MCP server, a missing OpenAPI spec', async () => {
+    const dir = await freshApp();
+    await writeFile(join(dir, 'calc.json'), JSON.stringify({ name: 'calc', description: 'd', functions: [{ name: 'one', description: 'd', returns: { type: 'number' } }], executor: { kind: 'runtime' } }));
+    await writeFile(
+      join(dir, 'agent-spaces.config.json'),
+      JSON.stringify({ capabilities: ['calc.json'], mcpServers: { broken: { command: join(dir, 'no-such-server') } }, openapi: [{ name: 'todos', spec: 'specs/missing.yaml' }] }),
+    );
+    const result = await runCli(dir, ['doctor']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/✗ build +not built or changed since the last build: calc\.json\n +fix: run `agent-spaces capabilities build`/);
+    expect(result.stderr).toMatch(/✗ mcpServers\.broken +.+\n +fix: check mcpServers\.broken \(command and args/);
+    expect(result.stderr).toMatch(/✗ openapi\.todos +.+\n +fix: check openapi\.todos\.spec/);
+    expect(result.stderr).toContain('3 of 7 checks failed.');
+  });
+
+  it('reports a config that does not load, naming the file, with its fix', async () => {
+    const dir = await freshApp();
+    await writeFile(join(dir, 'agent-spaces.config.json'), '{ "capabilities": 7 }');
+    const result = await runCli(dir, ['doctor', '--json']);
+    expect(result.code).toBe(1);
+    const { checks } = JSON.parse(result.stdout) as { checks: { name: string; ok: boolean; detail: string; fix?: string }[] };
+    expect(checks.find((c) => c.name === 'config')).toMatchObject({ ok: false, detail: expect.stringContaining('agent-spaces.config.json'), fix: expect.stringContaining('agent-spaces init') });
+  });
+});
+
+/** `agent-spaces capabilities build --watch` in `cwd`, started with the flag the bin needs (no re-exec to outlive). */
+function startWatch(cwd: string): { child: ChildProcess; nextLine(match: RegExp): Promise<string>; stop(): Promise<number | null> } {
+  const child = spawn(process.execPath, ['--no-node-snapshot', CLI_BIN, 'capabilities', 'build', '--watch'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  let seen = 0;
+  const waiters: (() => void)[] = [];
+  child.stderr!.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+    for (const wake of waiters.splice(0)) wake();
+  });
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  return {
+    child,
+    // The first line after the ones already returned that matches; fails with the output so far when the command exits.
+    async nextLine(match) {
+      for (;;) {
+        const lines = text.split('\n');
+        const index = lines.findIndex((line, i) => i >= seen && i < lines.length - 1 && match.test(line));
+        if (index >= 0) {
+          seen = index + 1;
+          return lines[index]!;
+        }
+        if (child.exitCode !== null) throw new Error(`watch exited ${child.exitCode}:\n${text}`);
+        await Promise.race([new Promise<void>((wake) => waiters.push(wake)), exited]);
+      }
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+describe('agent-spaces capabilities build --watch', () => {
+  let watcher: ReturnType<typeof startWatch> | undefined;
+  afterAll(async () => {
+    if (watcher && watcher.child.exitCode === null) await watcher.stop();
+  });
+
+  it('rebuilds a changed source with one line; a broken change keeps the last good output; a fix rebuilds it', async () => {
+    const dir = await freshApp();
+    expect((await runCli(dir, ['init'])).code).toBe(0);
+    watcher = startWatch(dir);
+    await watcher.nextLine(/^Watching for changes/);
+    const declarations = join(dir, '.agent-spaces/capabilities/hello/index.d.ts');
+    expect(await readFile(declarations, 'utf8')).toContain('greet(');
+
+    const source = join(dir, 'capabilities/hello.ts');
+    const good = (await readFile(source, 'utf8')).replace("greet: {", "wave: {\n      description: 'Wave',\n      returns: {} as string,\n      handler: async () => 'o/',\n    },\n    greet: {");
+    await writeFile(source, good);
+    expect(await watcher.nextLine(/^[↻✗] \S+ capabilities\/hello\.ts:/)).toMatch(/^↻ \d\d:\d\d:\d\d capabilities\/hello\.ts: 1 built, 0 unchanged, 0 failed in \d+ ms$/);
+    expect(await readFile(declarations, 'utf8')).toContain('wave(');
+
+    await writeFile(source, 'export const hello = defineTool({ this is not TypeScript');
+    expect(await watcher.nextLine(/^[↻✗] \S+ capabilities\/hello\.ts:/)).toMatch(/^✗ .* capabilities\/hello\.ts: 0 built, 0 unchanged, 1 failed/);
+    expect(await watcher.nextLine(/✗ hello/)).toContain('keeps its last good output');
+    expect(await readFile(declarations, 'utf8')).toContain('wave(');
+
+    await writeFile(source, good.replace("'Wave'", "'Wave a hand'"));
+    expect(await watcher.nextLine(/^[↻✗] \S+ capabilities\/hello\.ts:/)).toMatch(/1 built, 0 unchanged, 0 failed/);
+
+    // A config that does not load is reported and the last one kept; a config that adds a source rebuilds with it.
+    await writeFile(join(dir, 'agent-spaces.config.ts'), 'export default {{{');
+    expect(await watcher.nextLine(/^[↻✗] \S+ agent-spaces\.config\.ts/)).toMatch(/^✗ .* agent-spaces\.config\.ts: .*\(keeping the last config\)$/);
+    await writeFile(join(dir, 'extra.json'), JSON.stringify({ name: 'extra', description: 'd', functions: [{ name: 'one', description: 'd', returns: { type: 'number' } }], executor: { kind: 'runtime' } }));
+    await writeFile(join(dir, 'agent-spaces.config.ts'), "export default { capabilities: ['capabilities/*', 'extra.json'] };\n");
+    expect(await watcher.nextLine(/^[↻✗] \S+ agent-spaces\.config\.ts/)).toMatch(/1 built, 1 unchanged, 0 failed/);
+    expect(existsSync(join(dir, '.agent-spaces/capabilities/extra/index.d.ts'))).toBe(true);
+
+    expect(await watcher.stop()).toBe(0);
+  });
+});
+
+describe('colour, --quiet and --verbose', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await freshApp();
+    expect((await runCli(dir, ['init'])).code).toBe(0);
+    expect((await runCli(dir, ['capabilities', 'build'])).code).toBe(0);
+  });
+
+  it('--quiet leaves out progress but keeps results and problems', async () => {
+    const build = await runCli(dir, ['capabilities', 'build', '-q']);
+    expect(build).toMatchObject({ code: 0, stderr: '' });
+    const run = await runCli(dir, ['run', 'agents/hello.ts', '--quiet']);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('Hello, world!');
+    await writeFile(join(dir, 'capabilities/broken.json'), '{ "name": ');
+    const failed = await runCli(dir, ['capabilities', 'build', '--quiet']);
+    await rm(join(dir, 'capabilities/broken.json'));
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^✗ broken +failed +capabilities\/broken\.json/m);
+    expect(failed.stderr).toContain('INVALID_JSON');
+    expect(failed.stderr).not.toContain('· hello');
+    expect(failed.stderr).toMatch(/0 built, 1 unchanged, 1 failed/);
+  });
+
+  it('--verbose adds the data and stack of an error', async () => {
+    const plain = await runCli(dir, ['init', '--mcp', 'nope']);
+    const verbose = await runCli(dir, ['init', '--mcp', 'nope', '--verbose']);
+    expect(plain.code).toBe(1);
+    expect(verbose.code).toBe(1);
+    expect(plain.stderr).toContain('✗ agent-spaces: CONFIG_INVALID: --mcp must be one of claude, cursor, vscode');
+    expect(plain.stderr).not.toContain('data:');
+    expect(verbose.stderr).toContain('  data: {"field":"mcp"}');
+    expect(verbose.stderr).toMatch(/\n {2}AgentSpacesError: [^\n]+\n +at /);
+  });
+
+  it('refuses --quiet with --verbose as bad usage', async () => {
+    const result = await runCli(dir, ['doctor', '-q', '--verbose']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--quiet and --verbose exclude each other');
+  });
+
+  it('colours only the marks, on a terminal or with FORCE_COLOR, never with NO_COLOR, --json or a pipe', async () => {
+    const terminal = await runCliInTerminal(dir, '', ['capabilities', 'build']);
+    expect(terminal.code).toBe(0);
+    expect(terminal.raw).toContain('\x1b[2m·\x1b[22m hello');
+    const forced = await runCli(dir, ['doctor'], { FORCE_COLOR: '1' });
+    expect(forced.stderr).toContain('\x1b[32m✓\x1b[39m node');
+    const piped = await runCli(dir, ['doctor']);
+    expect(piped.stderr).not.toContain('\x1b[');
+    expect(piped.stderr).toContain('✓ node');
+    const off = await runCli(dir, ['doctor'], { FORCE_COLOR: '0' });
+    expect(off.stderr).not.toContain('\x1b[');
+    const json = await runCli(dir, ['doctor', '--json'], { FORCE_COLOR: '1' });
+    expect(json.stdout + json.stderr).not.toContain('\x1b[');
+  });
+});
