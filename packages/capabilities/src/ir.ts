@@ -2,7 +2,7 @@ import type { CapabilityConfig } from './define-tool.js';
 import type { JsonSchema, ObjectSchema } from './json-schema.js';
 
 /** Where a capability's definition came from. */
-export type SourceKind = 'json' | 'define-tool' | 'mcp' | 'openapi' | 'npm';
+export type SourceKind = 'json' | 'define-tool' | 'mcp' | 'openapi' | 'npm' | 'skill';
 
 /**
  * Where a capability's calls go, chosen by the definition:
@@ -114,7 +114,7 @@ export interface CapabilityIR {
   /**
    * The module given whole instead of generated: a `sandbox`-mode npm package bundled into `code` (the sandbox's
    * `@capabilities/<id>`, no call leaves it) and typed by its own declarations (`declarations`, the `index.d.ts`).
-   * Such a capability has no functions.
+   * Such a capability has no functions, but the skills (`@capabilities/skills`, also given whole) list theirs.
    */
   module?: { code: string; declarations: string };
   /** The npm package the capability was built from (also in `meta.json`). */

@@ -34,6 +34,8 @@ import { FileHashes, expandSources, forEachLimited, isUnchanged, toPosix } from 
 import { kebabCase } from './ir/names.js';
 import { checkCapabilityNames, findIdCollisions } from './ir/normalize.js';
 import { readerFor } from './sources/index.js';
+import type { DeclarationsResult } from './emit/declarations.js';
+import { SKILLS_DIR, SKILLS_ID, readSkills, skillDeclarations, skillFiles } from './skills.js';
 import type { SourceContext, SourceResult } from './sources/types.js';
 
 /** What to build. */
@@ -172,7 +174,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
   };
 
   const configSources = new Map((options.configSources ?? []).map((source) => [resolve(rootDir, source.label), source]));
-  const [sources, previous] = await Promise.all([expandSources(options.sources, rootDir, outDir), readBuiltRecords(outDir)]);
+  const [sources, previous, skills] = await Promise.all([expandSources(options.sources, rootDir, outDir), readBuiltRecords(outDir), skillFiles(rootDir)]);
   for (const { file, reason } of sources.missing) report(failure(rel(file), 'SOURCE_NOT_FOUND', `${rel(file)} ${reason}`));
   const previousBySource = groupBy(previous, (record) => record.file);
   // A file another source reads (a handler module, a data file) is not a source itself, unless it defines
@@ -220,6 +222,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
   // Ids whose last output stays (unchanged sources, sources that failed now) cannot be claimed by another source.
   const inBuild = new Set([...candidates, ...sources.missing, ...[...configSources.keys()].map((file) => ({ file }))].map(({ file }) => rel(file)));
   for (const file of notSources) inBuild.delete(file);
+  if (skills.length > 0) inBuild.add(SKILLS_DIR);
   const kept = previous.filter((record) => inBuild.has(record.file) && !readOk.has(record.file));
   const fresh = sourcesRead.flatMap(({ file, result }) => (readOk.has(rel(file)) ? result.capabilities : []));
   const collisions = findIdCollisions(fresh, new Map(kept.map((record) => [record.id, record.file])));
@@ -268,7 +271,17 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
       .map(({ id }) => id),
   );
   await Promise.all([...removed].map((id) => removeCapability(outDir, id)));
-  const records = [...previous.filter(({ id }) => !removed.has(id) && !built.has(id)), ...built.values()];
+  let records = [...previous.filter(({ id }) => !removed.has(id) && !built.has(id)), ...built.values()];
+  if (skills.length > 0) {
+    if (!validators) await prepareOutput(outDir);
+    const context = { outDir, rootDir, compiler, hashes, validators: validators ?? (await loadValidators()) };
+    const skillsRecord = await buildSkills(skills, records, context, options, force, report);
+    if (skillsRecord === undefined && records.some((r) => r.id === SKILLS_ID && r.file === SKILLS_DIR)) {
+      await removeCapability(outDir, SKILLS_ID);
+      removed.add(SKILLS_ID);
+    }
+    records = [...records.filter((r) => !(r.id === SKILLS_ID && r.file === SKILLS_DIR)), ...(skillsRecord ? [skillsRecord] : [])];
+  }
   await writeIndexFiles(outDir, records.map(({ id }) => id), options.sandboxDeclarations);
   await writeBuildState(outDir, records);
   await removeStaging(outDir);
@@ -319,19 +332,58 @@ async function loadValidators(): Promise<ValidatorsCompiler> {
   return loadValidatorsCompiler();
 }
 
-/** Emits and writes one capability whose source was read; `diagnostics` are those found so far. */
+/**
+ * Builds the project's skills (`skills`, relative paths) into `@capabilities/skills`, checked against the other built
+ * capabilities of `records`; reports each skill that failed and the module. Returns its record, or undefined when no
+ * skill built (or the id is another capability's).
+ */
+async function buildSkills(
+  skills: readonly string[],
+  records: readonly BuiltRecord[],
+  context: CompileContext,
+  options: BuildOptions,
+  force: boolean,
+  report: (entry: BuildProgress) => void,
+): Promise<BuiltRecord | undefined> {
+  const started = performance.now();
+  const taken = records.find((r) => r.id === SKILLS_ID && r.file !== SKILLS_DIR);
+  if (taken) {
+    const message = `the skills (${SKILLS_DIR}/*.ts) build into @capabilities/${SKILLS_ID}, which ${taken.file} already defines; rename that capability`;
+    report({ ...failure(SKILLS_DIR, 'NAME_COLLISION', message), id: SKILLS_ID });
+    return undefined;
+  }
+  const declarations = await skillDeclarations(context.outDir, options.sandboxDeclarations, records.map((r) => r.id));
+  const last = records.find((r) => r.id === SKILLS_ID);
+  const result = await readSkills(context.rootDir, skills, declarations, context.compiler, force ? undefined : last?.inputs);
+  for (const [file, diagnostics] of result.failures) report({ id: SKILLS_ID, file, status: 'failed', diagnostics, durationMs: 0 });
+  if (result.unchanged && last) {
+    report({ id: SKILLS_ID, file: SKILLS_DIR, status: 'unchanged', diagnostics: [], durationMs: performance.now() - started });
+    return last;
+  }
+  if (!result.capability) return undefined;
+  const source: ReadSource = { file: SKILLS_DIR, result: { capabilities: [result.capability], diagnostics: [], inputs: [], hostModules: {} }, durationMs: 0 };
+  const { record, ...entry } = compileCapability(result.capability, source, [], { ...context, fingerprint: result.inputs }, result.declarations);
+  report({ ...entry, durationMs: performance.now() - started });
+  return record;
+}
+
+/**
+ * Emits and writes one capability whose source was read; `diagnostics` are those found so far. `declared` is its
+ * `index.d.ts` when the source wrote it (the skills).
+ */
 function compileCapability(
   capability: CapabilityIR,
   source: ReadSource,
   diagnostics: Diagnostic[],
   context: CompileContext,
+  declared?: DeclarationsResult,
 ): Omit<BuildProgress, 'durationMs'> & { record?: BuiltRecord } {
   const base = { id: capability.id, file: capability.source.file };
   if (hasErrors(diagnostics)) return { ...base, status: 'failed', diagnostics };
   // A module given whole (a sandbox-mode npm package) brings its own declarations and has no functions to declare.
-  const declarations = capability.module
-    ? { text: capability.module.declarations, diagnostics: [], functions: [], types: new Map<string, string>() }
-    : emitDeclarations(capability);
+  const declarations =
+    declared ??
+    (capability.module ? { text: capability.module.declarations, diagnostics: [], functions: [], types: new Map<string, string>() } : emitDeclarations(capability));
   diagnostics.push(...declarations.diagnostics);
   if (hasErrors(diagnostics)) return { ...base, status: 'failed', diagnostics };
   // Every params schema is compiled now, as the bridge will: one ajv cannot compile fails the build, not every call.

@@ -125,6 +125,9 @@ export const BUILTIN_TOOL_NAMES = [
   'inject',
   'list_spaces',
   'get_space',
+  'save_skill',
+  'list_skills',
+  'delete_skill',
 ] as const;
 
 /**

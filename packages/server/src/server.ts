@@ -23,6 +23,7 @@ import { callTool, type CallSettings } from './tools/call.js';
 import { codeTools } from './tools/code.js';
 import { progressIntervalMs } from './tools/progress.js';
 import { sessionTools } from './tools/sessions.js';
+import { skillTools } from './tools/skills.js';
 import { spaceTools } from './tools/spaces.js';
 import type { ToolSpec } from './tools/types.js';
 import { agentTools } from './tools/agents.js';
@@ -233,6 +234,7 @@ function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string): ToolSpe
     ...sessionTools(ids),
     ...spaceTools(ids),
     ...agentTools(ids),
+    ...skillTools(),
     ...spaces.flatMap((space) => (space.tools ?? []).map((tool) => (isPromptTool(tool) ? promptToolSpec(space, tool) : userToolSpec(space, tool, baseDir)))),
   ];
 }

@@ -63,6 +63,11 @@ export class SharedSpaces {
     watchFile(this.#stateFile, { interval: BUILD_POLL_MS, persistent: false }, this.#onBuild);
   }
 
+  /** Notices a build this process just made without waiting for the next poll of `build-state.json`. */
+  noticeBuild(): void {
+    this.#onBuild();
+  }
+
   /** The options every space is created with. */
   get options(): SharedSpaceOptions {
     return this.#options;

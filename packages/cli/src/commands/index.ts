@@ -58,6 +58,33 @@ export const commands: Command[] = [
     load: async () => (await import('./list.js')).show,
   },
   {
+    path: ['skills', 'list'],
+    positionals: [],
+    description: 'List the typed skills of the project (skills/*.ts, imported from @capabilities/skills)',
+    options: { config, json },
+    load: async () => (await import('./skills.js')).list,
+  },
+  {
+    path: ['skills', 'save'],
+    positionals: ['file.ts'],
+    description: 'Typecheck a function and save it as skills/<name>.ts, then rebuild so scripts can import it',
+    options: {
+      config,
+      json,
+      name: { type: 'string', description: "The skill's name (default: the file's name)", valueName: 'name' },
+      description: { type: 'string', description: 'Its doc comment, when the code has none', valueName: 'text' },
+      replace: { type: 'boolean', description: 'Overwrite a skill of the same name' },
+    },
+    load: async () => (await import('./skills.js')).save,
+  },
+  {
+    path: ['skills', 'remove'],
+    positionals: ['name'],
+    description: 'Delete the skill skills/<name>.ts and rebuild',
+    options: { config, json },
+    load: async () => (await import('./skills.js')).remove,
+  },
+  {
     path: ['run'],
     positionals: ['file.ts'],
     description: 'Run an agent script in the sandbox, printing capability calls and logs live',

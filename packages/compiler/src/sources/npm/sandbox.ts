@@ -13,32 +13,56 @@ import type { NpmSource } from './config.js';
 export type SandboxBundle = { ok: true; code: string } | { ok: false; diagnostics: Diagnostic[] };
 
 /**
- * Bundles the named exports of the package (only `exports` when given), resolved from `rootDir`, for the isolate (ES2022,
- * no platform). `process.env.NODE_ENV` is `"production"`, as bundlers for browsers set it.
+ * Bundles the named exports of the package (only `exports` when given), resolved from `rootDir`, for the isolate.
  */
 export async function bundleForSandbox(source: NpmSource, rootDir: string, label: string): Promise<SandboxBundle> {
   const { package: pkg, exports } = source;
+  const specifier = JSON.stringify(source.dir ?? pkg);
+  const contents = exports ? `export { ${exports.join(', ')} } from ${specifier};\n` : `export * from ${specifier};\n`;
+  return bundleModule({ contents, rootDir, label, owner: pkg });
+}
+
+/** What {@link bundleModule} bundles. */
+export interface BundleRequest {
+  /** The entry module's source (JavaScript or, with `loader: 'ts'`, TypeScript). */
+  contents: string;
+  /** Folder imports are resolved from. */
+  rootDir: string;
+  /** Names the entry in diagnostics (`file`). */
+  label: string;
+  /** Names the code in the message refusing a Node built-in (`<owner> cannot run in the sandbox`). */
+  owner: string;
+  loader?: 'js' | 'ts';
+  /** Imports left as they are, for the isolate to resolve (`@capabilities/*`). */
+  external?: string[];
+}
+
+/**
+ * Bundles `contents` and what it imports into one ES module for the isolate (ES2022, no platform): the one bundler path
+ * of sandbox code. `process.env.NODE_ENV` is `"production"`, as bundlers for browsers set it.
+ */
+export async function bundleModule(request: BundleRequest): Promise<SandboxBundle> {
+  const { contents, rootDir, label, owner } = request;
   const { build } = await import('esbuild');
   const refuseBuiltins: Plugin = {
     name: 'refuse-node-builtins',
     setup(b) {
       b.onResolve({ filter: /.*/ }, (args) => {
         if (!isBuiltin(args.path)) return undefined;
-        const importer = args.importer === '<stdin>' || args.importer === '' ? pkg : toPosix(relative(rootDir, args.importer));
+        const importer = args.importer === '<stdin>' || args.importer === '' ? owner : toPosix(relative(rootDir, args.importer));
         return {
           errors: [
             {
-              text: `${pkg} cannot run in the sandbox: ${importer} imports the Node built-in '${args.path}' (a sandbox package must be pure: no Node built-ins, no I/O); use mode: 'host' to run it on the host`,
+              text: `${owner} cannot run in the sandbox: ${importer} imports the Node built-in '${args.path}' (a sandbox package must be pure: no Node built-ins, no I/O); use mode: 'host' to run it on the host`,
             },
           ],
         };
       });
     },
   };
-  const specifier = JSON.stringify(source.dir ?? pkg);
   try {
     const result = await build({
-      stdin: { contents: exports ? `export { ${exports.join(', ')} } from ${specifier};\n` : `export * from ${specifier};\n`, resolveDir: rootDir, sourcefile: label, loader: 'js' },
+      stdin: { contents, resolveDir: rootDir, sourcefile: label, loader: request.loader ?? 'js' },
       absWorkingDir: rootDir,
       bundle: true,
       format: 'esm',
@@ -49,6 +73,7 @@ export async function bundleForSandbox(source: NpmSource, rootDir: string, label
       define: { 'process.env.NODE_ENV': '"production"' },
       legalComments: 'none',
       plugins: [refuseBuiltins],
+      ...(request.external ? { external: request.external } : {}),
       write: false,
       logLevel: 'silent',
     });
@@ -62,7 +87,7 @@ export async function bundleForSandbox(source: NpmSource, rootDir: string, label
         code: 'INVALID_DEFINITION',
         severity: 'error',
         file: label,
-        message: e.location && !e.text.startsWith(`${pkg} cannot run`) ? `${e.text} (${e.location.file}:${e.location.line})` : e.text,
+        message: e.location && !e.text.startsWith(`${owner} cannot run`) ? `${e.text} (${e.location.file}:${e.location.line})` : e.text,
       })),
     };
   }

@@ -1,0 +1,268 @@
+/**
+ * Skills: the project's `skills/<name>.ts` files, each exporting one async function, built into the module
+ * `@capabilities/skills` (`skills.<name>(params)`). A skill is typechecked against the capabilities just built, then
+ * bundled into the isolate with the npm sandbox bundler (its own code never crosses to the host; its capability calls
+ * do, as any agent code's). A skill that does not typecheck is left out with a diagnostic naming it; the others build.
+ */
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CAPABILITY_PREFIX, type CapabilityIR, type Diagnostic } from '@agent-spaces/capabilities';
+import type ts from 'typescript';
+import { readBuiltRecords } from './build-state.js';
+import { readDeclarations } from './catalog.js';
+import { createTypechecker, type Typechecker } from './check/index.js';
+import type { DeclarationsResult } from './emit/declarations.js';
+import { stringLiteral } from './emit/escape.js';
+import { bundleModule } from './sources/npm/sandbox.js';
+
+/** The module id of the skills, and the name of the object it exports. */
+export const SKILLS_ID = 'skills';
+/** The folder of a project's skills, relative to its config folder. */
+export const SKILLS_DIR = 'skills';
+/** A skill's name: its file's name, and its function's. */
+export const SKILL_NAME = /^[a-z][A-Za-z0-9]{0,63}$/;
+
+/** One skill that typechecked, as the module declares and runs it. */
+interface Skill {
+  name: string;
+  file: string;
+  /** The declarations of its file (`transpileDeclaration`), for its sub-module. */
+  declarations: string;
+  types: DeclarationsResult['functions'][number];
+  /** Named types its file declares, by name (for the catalog's related types). */
+  named: Map<string, string>;
+}
+
+/** What {@link readSkills} produced: the skills capability (absent when no skill built) and per-skill problems. */
+export interface SkillsResult {
+  /** The skills and what they were checked against are those of the last build: nothing was checked. */
+  unchanged?: boolean;
+  capability?: CapabilityIR;
+  declarations?: DeclarationsResult;
+  /** Problems by skill file (relative, `skills/<name>.ts`). */
+  failures: Map<string, Diagnostic[]>;
+  /** sha256 of every skill file that built, by relative path, and of the declarations they were checked against. */
+  inputs: Record<string, string>;
+}
+
+/** The skill files (`skills/*.ts`) of the project at `rootDir`, sorted; none when there is no such folder. */
+export async function skillFiles(rootDir: string): Promise<string[]> {
+  const entries = await readdir(join(rootDir, SKILLS_DIR), { withFileTypes: true }).catch(() => []);
+  const names = entries.filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')).map((e) => e.name);
+  return names.sort().map((name) => `${SKILLS_DIR}/${name}`);
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * Checks and bundles the skill `files` (relative to `rootDir`) against `declarations` (file name → text: the built
+ * capabilities and the sandbox's own); never throws for a bad skill. Nothing is checked when the files and
+ * declarations are those of `last` (the inputs of the last build), which then is `unchanged`.
+ */
+export async function readSkills(
+  rootDir: string,
+  files: readonly string[],
+  declarations: ReadonlyMap<string, string>,
+  compiler: string,
+  last?: Record<string, string>,
+): Promise<SkillsResult> {
+  const codes = new Map<string, string>();
+  const failures = new Map<string, Diagnostic[]>();
+  for (const file of files) {
+    try {
+      codes.set(file, await readFile(join(rootDir, file), 'utf8'));
+    } catch (error) {
+      failures.set(file, [{ code: 'SOURCE_UNREADABLE', severity: 'error', file, message: `cannot read ${file}: ${(error as Error).message}` }]);
+    }
+  }
+  const sorted = [...declarations].sort(([a], [b]) => (a < b ? -1 : 1));
+  const inputs: Record<string, string> = { [SKILLS_DIR]: sha256([compiler, ...sorted.flat()].join('\0')) };
+  for (const [file, code] of codes) inputs[file] = sha256(code);
+  if (failures.size === 0 && last && Object.keys(last).length === Object.keys(inputs).length && Object.entries(inputs).every(([k, v]) => last[k] === v)) {
+    return { unchanged: true, failures, inputs };
+  }
+  const { default: typescript } = await import('typescript');
+  const checker = await createTypechecker({ declarations });
+  const skills: Skill[] = [];
+  try {
+    for (const [file, code] of codes) {
+      const skill = await checkOne(typescript, checker, rootDir, file, code);
+      if ('problem' in skill) failures.set(file, [{ code: 'INVALID_DEFINITION', severity: 'error', file, message: skill.problem }]);
+      else skills.push(skill);
+    }
+  } finally {
+    checker.dispose();
+  }
+  // A failed skill is left out of the inputs, so the next build checks it again (and reports it again).
+  for (const file of failures.keys()) delete inputs[file];
+  if (skills.length === 0) return { failures, inputs };
+  const entry = skills.map((s, i) => `import { ${s.name} as s${i} } from ${stringLiteral(join(rootDir, s.file))};\n`).join('');
+  const bundle = await bundleModule({
+    contents: `${entry}export const ${SKILLS_ID} = { ${skills.map((s, i) => `${s.name}: s${i}`).join(', ')} };\n`,
+    rootDir,
+    label: SKILLS_DIR,
+    owner: 'the skills',
+    loader: 'ts',
+    external: EXTERNAL,
+  });
+  if (!bundle.ok) {
+    for (const skill of skills) failures.set(skill.file, bundle.diagnostics);
+    return { failures, inputs };
+  }
+  const capability: CapabilityIR = {
+    id: SKILLS_ID,
+    exportName: SKILLS_ID,
+    sourceName: SKILLS_DIR,
+    description: `The project's skills: functions saved as ${SKILLS_DIR}/<name>.ts, run in the sandbox.`,
+    version: '0.0.0',
+    source: { kind: 'skill', file: SKILLS_DIR },
+    // Listed so that a space offers them (search, `hideFunctions`); their calls never reach the bridge.
+    functions: skills.map((s) => s.types.fn),
+    config: {},
+    executor: { kind: 'runtime' },
+    module: { code: bundle.code, declarations: moduleDeclarations(skills) },
+  };
+  const types = new Map(skills.flatMap((s) => [...s.named]));
+  return { capability, declarations: { text: capability.module!.declarations, diagnostics: [], functions: skills.map((s) => s.types), types }, failures, inputs };
+}
+
+/** Why a skill cannot build: `TYPE_ERROR` when its code does not typecheck, else `INVALID_DEFINITION`. */
+interface SkillProblem {
+  code: 'TYPE_ERROR' | 'INVALID_DEFINITION';
+  problem: string;
+}
+
+/** Checks skill `file` (relative to `rootDir`) holding `code`: its name, its types, its shape, its bundle. */
+async function checkOne(typescript: typeof ts, checker: Typechecker, rootDir: string, file: string, code: string): Promise<Skill | SkillProblem> {
+  const name = file.slice(SKILLS_DIR.length + 1, -'.ts'.length);
+  if (!SKILL_NAME.test(name)) {
+    return { code: 'INVALID_DEFINITION', problem: `skill "${name}": the name must be a camelCase identifier (letters and digits, starting with a lower-case letter, at most 64)` };
+  }
+  const errors = checker.check(code).filter((d) => d.category === 'error');
+  if (errors.length > 0) {
+    const first = errors[0]!;
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+    const problem = `skill "${name}" does not typecheck against the current capabilities: ${file}:${first.line}:${first.column} TS${first.code}: ${first.message}${more}`;
+    return { code: 'TYPE_ERROR', problem };
+  }
+  const skill = readSkill(typescript, name, file, code);
+  if (typeof skill === 'string') return { code: 'INVALID_DEFINITION', problem: skill };
+  const bundle = await bundleModule({ contents: code, rootDir, label: file, owner: `skill "${name}"`, loader: 'ts', external: EXTERNAL });
+  return bundle.ok ? skill : { code: 'INVALID_DEFINITION', problem: `skill "${name}": ${bundle.diagnostics.map((d) => d.message).join('; ')}` };
+}
+
+/**
+ * Checks the code of skill `name` as a build would, before it is saved: against `declarations` (file name → text: the
+ * built capabilities and the sandbox's own). Answers its signature in `@capabilities/skills`, or why it cannot build.
+ */
+export async function checkSkill(rootDir: string, name: string, code: string, declarations: ReadonlyMap<string, string>): Promise<{ ok: true; signature: string } | ({ ok: false } & SkillProblem)> {
+  const { default: typescript } = await import('typescript');
+  const checker = await createTypechecker({ declarations });
+  try {
+    const skill = await checkOne(typescript, checker, rootDir, `${SKILLS_DIR}/${name}.ts`, code);
+    if ('problem' in skill) return { ok: false, ...skill };
+    const { params, result } = skill.types;
+    return { ok: true, signature: `${SKILLS_ID}.${name}(${params ? `params${params.optional ? '?' : ''}: ${params.type}` : ''}): Promise<${result}>` };
+  } finally {
+    checker.dispose();
+  }
+}
+
+/**
+ * The declarations skills are checked against: `sandbox` and the `index.d.ts` of the capabilities `ids` built in
+ * `outDir` (default: all of the last build) but the skills.
+ */
+export async function skillDeclarations(outDir: string, sandbox: ReadonlyMap<string, string> = new Map(), ids?: readonly string[]): Promise<Map<string, string>> {
+  const declarations = new Map(sandbox);
+  for (const id of ids ?? (await readBuiltRecords(outDir)).map((r) => r.id)) if (id !== SKILLS_ID) declarations.set(`${id}.d.ts`, await readDeclarations(outDir, id));
+  return declarations;
+}
+
+/** Imports a skill leaves for the isolate to resolve. */
+const EXTERNAL = [`${CAPABILITY_PREFIX}*`, '@agent-spaces/std'];
+
+/** The `index.d.ts` of `@capabilities/skills`: one sub-module per skill file, and the `skills` object. */
+function moduleDeclarations(skills: readonly Skill[]): string {
+  const modules = skills.map((s) => `declare module ${stringLiteral(`${CAPABILITY_PREFIX}${SKILLS_ID}/${s.name}`)} {\n${indent(s.declarations)}\n}\n`);
+  const imports = skills.map((s, i) => `  import { ${s.name} as s${i} } from ${stringLiteral(`${CAPABILITY_PREFIX}${SKILLS_ID}/${s.name}`)};\n`);
+  const members = skills.map((s, i) => `${indent(`/**\n${s.types.doc.map((line) => ` * ${line}`).join('\n')}\n */`, '    ')}\n    ${s.name}: typeof s${i};\n`);
+  const object = `  /** The project's skills (${SKILLS_DIR}/<name>.ts). */\n  export const ${SKILLS_ID}: {\n${members.join('')}  };\n`;
+  return `// Generated by @agent-spaces/compiler from the project's skills. Do not edit.\n${modules.join('')}declare module ${stringLiteral(CAPABILITY_PREFIX + SKILLS_ID)} {\n${imports.join('')}${object}}\n`;
+}
+
+function indent(text: string, by = '  '): string {
+  return text
+    .split('\n')
+    .map((line) => (line === '' ? line : by + line))
+    .join('\n');
+}
+
+/**
+ * The declared shape of skill `name` from its typechecked `code`, or why it is not a skill: the file must export one
+ * async function of the skill's name, with a doc comment and declared parameter and result types.
+ */
+function readSkill(typescript: typeof ts, name: string, file: string, code: string): Skill | string {
+  const shape = `${file} must export one async function ${name}(params: Params): Promise<Result> with a doc comment and declared parameter and result types`;
+  const source = typescript.createSourceFile(file, code, typescript.ScriptTarget.ES2022, true, typescript.ScriptKind.TS);
+  const fn = source.statements.find(
+    (s): s is ts.FunctionDeclaration =>
+      typescript.isFunctionDeclaration(s) && s.name?.text === name && (s.modifiers?.some((m) => m.kind === typescript.SyntaxKind.ExportKeyword) ?? false),
+  );
+  const isAsync = fn?.modifiers?.some((m) => m.kind === typescript.SyntaxKind.AsyncKeyword) ?? false;
+  const param = fn?.parameters[0];
+  const result = fn?.type;
+  if (!fn || !isAsync || fn.parameters.length > 1 || (param && !param.type) || !result) return `skill "${name}": ${shape}`;
+  if (!typescript.isTypeReferenceNode(result) || result.typeName.getText(source) !== 'Promise' || result.typeArguments?.length !== 1) {
+    return `skill "${name}": its result type must be written as Promise<Result>; ${shape}`;
+  }
+  const comment = typescript
+    .getLeadingCommentRanges(code, fn.getFullStart())
+    ?.filter((range) => code.startsWith('/**', range.pos))
+    .at(-1);
+  if (!comment) return `skill "${name}": the function has no doc comment (/** ... */ saying what it does); ${shape}`;
+  const emitted = typescript.transpileDeclaration(code, { fileName: file, compilerOptions: { strict: true } });
+  if (emitted.diagnostics?.length) {
+    const message = typescript.flattenDiagnosticMessageText(emitted.diagnostics[0]!.messageText, ' ');
+    return `skill "${name}": its declarations cannot be written: ${message}`;
+  }
+  const named = new Map<string, string>();
+  for (const statement of source.statements) {
+    if (typescript.isInterfaceDeclaration(statement) || typescript.isTypeAliasDeclaration(statement)) named.set(statement.name.text, statement.getText(source));
+  }
+  const paramType = param?.type?.getText(source);
+  const declared = paramType !== undefined ? source.statements.find((s) => typescript.isInterfaceDeclaration(s) && s.name.text === paramType) : undefined;
+  const doc = commentLines(code.slice(comment.pos, comment.end));
+  return {
+    name,
+    file,
+    declarations: emitted.outputText.replace(/^(export )?declare /gm, '$1').replace(/^export \{\};\n?/gm, '').trim(),
+    named,
+    types: {
+      fn: { name, sourceName: name, parameters: { type: 'object' } },
+      ...(param && paramType !== undefined
+        ? {
+            params: {
+              optional: param.questionToken !== undefined || param.initializer !== undefined,
+              type: paramType,
+              ...(declared && typescript.isInterfaceDeclaration(declared) ? { body: `{ ${declared.members.map((m) => m.getText(source)).join(' ')} }` } : {}),
+            },
+          }
+        : {}),
+      result: result.typeArguments[0]!.getText(source),
+      doc,
+    },
+  };
+}
+
+/** The text lines of a `/** ... *\/` comment, without its delimiters and leading `*`s. */
+function commentLines(comment: string): string[] {
+  const lines = comment
+    .replace(/^\/\*\*/, '')
+    .replace(/\*\/$/, '')
+    .split('\n')
+    .map((line) => line.replace(/^\s*\* ?/, '').trimEnd());
+  while (lines[0] === '') lines.shift();
+  while (lines.at(-1) === '') lines.pop();
+  return lines;
+}

@@ -1,0 +1,60 @@
+// `agent-spaces skills list|save|remove` as users run the built bin, in a project outside the repository.
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runCli } from './fixtures/cli.js';
+
+let app: string;
+
+const COUNTER = {
+  name: 'counter',
+  description: 'A counter kept by the host application',
+  functions: [{ name: 'add', description: 'Add to the counter', parameters: { type: 'object', properties: { by: { type: 'integer' } }, required: ['by'] }, returns: { type: 'integer' } }],
+  executor: { kind: 'runtime' },
+};
+
+beforeAll(async () => {
+  app = await mkdtemp(join(tmpdir(), 'agent-spaces-skills-cli-'));
+  await symlink(join(import.meta.dirname, '../node_modules'), join(app, 'node_modules'), 'dir');
+  await mkdir(join(app, 'capabilities'));
+  await writeFile(join(app, 'capabilities/counter.json'), JSON.stringify(COUNTER));
+  await writeFile(join(app, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['capabilities/*.json'] }));
+  await writeFile(
+    join(app, 'double-it.ts'),
+    "import { counter } from '@capabilities/counter';\n\nexport async function doubleIt(params: { by: number }): Promise<number> {\n  return counter.add({ by: params.by * 2 });\n}\n",
+  );
+  await writeFile(join(app, 'bad.ts'), "import { counter } from '@capabilities/counter';\n\n/** Bad. */\nexport async function bad(): Promise<number> {\n  return counter.add({ by: 'x' });\n}\n");
+});
+
+afterAll(async () => {
+  await rm(app, { recursive: true, force: true });
+});
+
+it('saves a file as a skill, lists it, refuses code that does not typecheck, and removes it', async () => {
+  expect((await runCli(app, ['capabilities', 'build'])).code).toBe(0);
+  const save = await runCli(app, ['skills', 'save', 'double-it.ts', '--name', 'doubleIt', '--description', 'Adds twice the amount.']);
+  expect(save.code, save.stderr).toBe(0);
+  expect(save.stdout).toBe("✓ saved skills/doubleIt.ts: skills.doubleIt(params: { by: number }): Promise<number>\n  import { skills } from '@capabilities/skills';\n");
+  expect(existsSync(join(app, '.agent-spaces/capabilities/skills/index.js'))).toBe(true);
+
+  const list = await runCli(app, ['skills', 'list', '--json']);
+  expect(JSON.parse(list.stdout)).toEqual([
+    { name: 'doubleIt', file: 'skills/doubleIt.ts', built: true, signature: 'skills.doubleIt(params: { by: number }): Promise<number>', summary: 'Adds twice the amount.' },
+  ]);
+
+  const bad = await runCli(app, ['skills', 'save', 'bad.ts']);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toMatch(/TYPE_ERROR: skill "bad" does not typecheck against the current capabilities: skills\/bad\.ts:5:\d+ TS2322/);
+  expect(existsSync(join(app, 'skills/bad.ts'))).toBe(false);
+  const twice = await runCli(app, ['skills', 'save', 'double-it.ts', '--name', 'doubleIt']);
+  expect(twice.stderr).toContain('NAME_COLLISION: skill "doubleIt" exists (skills/doubleIt.ts); pass replace: true');
+
+  const remove = await runCli(app, ['skills', 'remove', 'doubleIt']);
+  expect(remove.code, remove.stderr).toBe(0);
+  expect(remove.stdout).toBe('✓ removed skills/doubleIt.ts\n');
+  expect(existsSync(join(app, '.agent-spaces/capabilities/skills'))).toBe(false);
+  const empty = await runCli(app, ['skills', 'list']);
+  expect(empty.stderr).toContain('No skills yet');
+}, 90_000);
