@@ -2,7 +2,7 @@
 // node_modules links to the repository's, as an install would provide the packages): init, build, run, doctor, watch.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -197,6 +197,15 @@ describe('agent-spaces capabilities build --watch', () => {
     await writeFile(join(dir, 'agent-spaces.config.ts'), "export default { capabilities: ['capabilities/*', 'extra.json'] };\n");
     expect(await watcher.nextLine(/^[↻✗] \S+ agent-spaces\.config\.ts/)).toMatch(/1 built, 1 unchanged, 0 failed/);
     expect(existsSync(join(dir, '.agent-spaces/capabilities/extra/index.d.ts'))).toBe(true);
+
+    // A skill written (its folder new) is built into @capabilities/skills; an edit to it rebuilds it.
+    await mkdir(join(dir, 'skills'));
+    const skill = '/** Shouts a word. */\nexport async function shout(params: { word: string }): Promise<string> {\n  return params.word.toUpperCase();\n}\n';
+    await writeFile(join(dir, 'skills/shout.ts'), skill);
+    await expect.poll(() => existsSync(join(dir, '.agent-spaces/capabilities/skills/index.d.ts')), { timeout: 30_000 }).toBe(true);
+    await writeFile(join(dir, 'skills/shout.ts'), skill.replace('Shouts a word', 'Shouts a word loudly'));
+    expect(await watcher.nextLine(/^[↻✗] \S+ skills\/shout\.ts/)).toMatch(/^↻ .* skills\/shout\.ts: 1 built/);
+    await expect.poll(async () => readFile(join(dir, '.agent-spaces/capabilities/skills/index.d.ts'), 'utf8'), { timeout: 30_000 }).toContain('loudly');
 
     expect(await watcher.stop()).toBe(0);
   });

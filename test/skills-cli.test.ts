@@ -49,7 +49,7 @@ it('saves a file as a skill, lists it, refuses code that does not typecheck, and
   expect(bad.stderr).toMatch(/TYPE_ERROR: skill "bad" does not typecheck against the current capabilities: skills\/bad\.ts:5:\d+ TS2322/);
   expect(existsSync(join(app, 'skills/bad.ts'))).toBe(false);
   const twice = await runCli(app, ['skills', 'save', 'double-it.ts', '--name', 'doubleIt']);
-  expect(twice.stderr).toContain('NAME_COLLISION: skill "doubleIt" exists (skills/doubleIt.ts); pass replace: true');
+  expect(twice.stderr).toContain('NAME_COLLISION: skill "doubleIt" exists (skills/doubleIt.ts); to overwrite it, ask for a replacement (replace: true; --replace in the CLI)');
 
   const remove = await runCli(app, ['skills', 'remove', 'doubleIt']);
   expect(remove.code, remove.stderr).toBe(0);

@@ -71,7 +71,7 @@ export async function saveSkill(options: SaveSkillOptions): Promise<SavedSkill> 
     const project = await loadProject(options);
     const file = `${compiler.SKILLS_DIR}/${name}.ts`;
     if (existsSync(join(project.rootDir, file)) && options.replace !== true) {
-      throw new AgentSpacesError('NAME_COLLISION', `skill "${name}" exists (${file}); pass replace: true to overwrite it`, { field: 'name', name });
+      throw new AgentSpacesError('NAME_COLLISION', `skill "${name}" exists (${file}); to overwrite it, ask for a replacement (replace: true; --replace in the CLI)`, { field: 'name', name });
     }
     const text = withDoc(code, name, description);
     const declarations = await compiler.skillDeclarations(project.config.outDir, SANDBOX_DECLARATIONS);

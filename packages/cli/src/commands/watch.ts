@@ -10,14 +10,15 @@ import { toJson } from '../json.js';
 const SETTLE_MS = 150;
 
 /**
- * `capabilities build --watch`, after the first build: rebuilds when a file changes in the config's folder, a source
- * pattern's folder or an OpenAPI spec's folder (the build itself skips what did not change), and prints one line per
+ * `capabilities build --watch`, after the first build: rebuilds when a file changes in the config's folder, the skills
+ * folder, a source pattern's folder or an OpenAPI spec's folder (the build itself skips what did not change), and prints one line per
  * rebuild (`--json`: one report per line). A changed config is loaded again; one that does not load is reported
  * and the last good one kept. A failed source keeps its last good output (the build never removes it). Runs until
  * SIGINT or SIGTERM, then exits 0.
  */
 export async function watch(context: CommandContext, first: Project): Promise<number> {
   const { output } = context;
+  const { SKILLS_DIR } = await import('@agent-spaces/compiler');
   const json = context.values.json === true;
   let project = first;
   const watchers = new Map<string, FSWatcher>();
@@ -45,7 +46,7 @@ export async function watch(context: CommandContext, first: Project): Promise<nu
   };
 
   const rewatch = () => {
-    const dirs = watchedDirs(project);
+    const dirs = watchedDirs(project, SKILLS_DIR);
     for (const [dir, watcher] of watchers) {
       if (dirs.has(dir)) continue;
       watcher.close();
@@ -105,9 +106,15 @@ export async function watch(context: CommandContext, first: Project): Promise<nu
   return 0;
 }
 
-/** Folders to watch, and whether recursively: the config's folder, each source pattern's fixed part, each spec's folder. */
-function watchedDirs(project: Project): Map<string, boolean> {
-  const dirs = new Map<string, boolean>([[project.rootDir, false]]);
+/**
+ * Folders to watch, and whether recursively: the config's folder, the skills folder, each source pattern's fixed part,
+ * each spec's folder.
+ */
+function watchedDirs(project: Project, skillsDir: string): Map<string, boolean> {
+  const dirs = new Map<string, boolean>([
+    [project.rootDir, false],
+    [resolve(project.rootDir, skillsDir), false],
+  ]);
   const add = (dir: string, recursive: boolean) => dirs.set(dir, (dirs.get(dir) ?? false) || recursive);
   for (const pattern of project.config.capabilities) {
     const fixed = pattern.split('/');
