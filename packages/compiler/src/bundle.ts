@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { isBuiltin } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import type { Plugin } from 'esbuild';
+import type { BuildOptions, Plugin } from 'esbuild';
 import type { PackageDependency } from '@agent-spaces/capabilities';
 
 /** One TypeScript/JavaScript entry bundled into a single ES module, with the local files it was built from. */
@@ -20,6 +20,18 @@ export interface BundledModule {
 }
 
 /**
+ * esbuild options of a host module that bundles its packages (so it runs wherever it is moved): Node 20 ESM, with a
+ * `require` for bundled CommonJS that requires Node built-ins.
+ */
+export const HOST_BUNDLE_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  banner: { js: "import { createRequire as __agentSpacesRequire } from 'node:module';\nconst require = __agentSpacesRequire(import.meta.url);" },
+} satisfies BuildOptions;
+
+/**
  * Bundles `file` with esbuild for Node 20 (ESM). With `packages: 'bundle'` (host modules) the packages it imports are
  * bundled too, so the module runs wherever it is moved, and listed in `dependencies`; Node built-ins and native
  * addons (`.node`) stay imports. With `'external'` (the default: a config file, imported once where it is) packages
@@ -30,18 +42,15 @@ export async function bundleModule(file: string, options: { packages?: 'bundle' 
   const { build } = await import('esbuild');
   const absWorkingDir = resolve(file, '..');
   const bundled = options.packages === 'bundle';
+  const { banner, ...nodeOptions } = HOST_BUNDLE_OPTIONS;
   const result = await build({
     entryPoints: [file],
     absWorkingDir,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
+    ...nodeOptions,
     plugins: [bundled ? externalBuiltinsAndAddons : externalPackagesByPath],
     // A linked package (a workspace) keeps its node_modules path, so it is recognised as a package, not a project file.
     preserveSymlinks: bundled,
-    // Bundled CommonJS that requires Node built-ins needs a `require` in an ES module.
-    ...(bundled ? { banner: { js: "import { createRequire as __agentSpacesRequire } from 'node:module';\nconst require = __agentSpacesRequire(import.meta.url);" } } : {}),
+    ...(bundled ? { banner } : {}),
     metafile: true,
     write: false,
     logLevel: 'silent',

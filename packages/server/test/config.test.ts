@@ -58,6 +58,9 @@ describe('parseServerConfig', () => {
       'spaces[0].skills[0].enabled',
     );
     expect(problem({ server: { maxSessions: 0 } }).key).toBe('server.maxSessions');
+    expect(problem({ server: { maxSessionsPerClient: 1.5 } }).key).toBe('server.maxSessionsPerClient');
+    expect(problem({ server: { disconnectGraceSeconds: -1 } }).key).toBe('server.disconnectGraceSeconds');
+    expect(problem({ server: { clientIdleSeconds: 'soon' } }).key).toBe('server.clientIdleSeconds');
     expect(problem({ server: { headlessMode: 'ask' } }).key).toBe('server.headlessMode');
     expect(problem({ server: { port: 70000 } }).key).toBe('server.port');
     expect(problem({ spaces: {} }).key).toBe('spaces');

@@ -7,6 +7,7 @@
  */
 import { BRIDGE_MODULE, CAPABILITY_PREFIX, type Diagnostic, type FunctionIR } from '@agent-spaces/capabilities';
 import type { BuildFailure } from 'esbuild';
+import { HOST_BUNDLE_OPTIONS } from '../../bundle.js';
 import { stringLiteral } from '../../emit/escape.js';
 import { sourcePrograms } from '../define-tool/program.js';
 import type { NpmSource } from './config.js';
@@ -130,12 +131,7 @@ async function bundleHostModule(
     const result = await build({
       stdin: { contents, resolveDir: rootDir, sourcefile: label, loader: 'js' },
       absWorkingDir: rootDir,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      // Bundled CommonJS that requires Node built-ins needs a `require` in an ES module.
-      banner: { js: "import { createRequire as __agentSpacesRequire } from 'node:module';\nconst require = __agentSpacesRequire(import.meta.url);" },
+      ...HOST_BUNDLE_OPTIONS,
       legalComments: 'none',
       write: false,
       logLevel: 'silent',
