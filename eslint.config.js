@@ -6,7 +6,7 @@ import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const PACKAGES = ['capabilities', 'compiler', 'runtime', 'bridge', 'mcp', 'std', 'sdk', 'server', 'cli'];
+const PACKAGES = ['capabilities', 'compiler', 'runtime', 'bridge', 'mcp', 'std', 'sdk', 'server', 'cli', 'ts-plugin'];
 
 /** A regex for module names and their subpaths (`typescript`, `typescript/lib/x`); `exact` leaves subpaths out. */
 const modules = (names, { exact = false } = {}) =>
@@ -93,6 +93,16 @@ const boundaries = [
     patterns: [
       never(workspaceExcept('sdk', 'compiler', 'server', 'capabilities'), 'the cli imports sdk, compiler, server and capabilities only'),
       lazy([...LAZY_HEAVY, '@agent-spaces/sdk', '@agent-spaces/compiler', '@agent-spaces/server'], "the CLI's entry does not load typescript or the MCP SDK"),
+    ],
+  },
+  // ts-plugin: "the compiler's script module (bundled in), typescript as types only (tsserver hands it its own)".
+  {
+    name: 'ts-plugin',
+    files: ['packages/ts-plugin/src/**'],
+    patterns: [
+      never([...workspaceExcept('compiler'), '@modelcontextprotocol/sdk', 'ai'], 'the plugin bundles @agent-spaces/compiler/script only'),
+      never(['@agent-spaces/compiler'], 'the plugin bundles @agent-spaces/compiler/script only (the root loads every source kind)', { exact: true }),
+      { ...never(['typescript'], 'the plugin uses the typescript instance tsserver gives it'), allowTypeImports: true },
     ],
   },
   // isolated-vm "appears only in the runtime's sandbox, pool and host-port files".

@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startTsServer } from '../test/fixtures/tsserver.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const packs = join(root, 'packs');
@@ -54,6 +55,28 @@ step('agent-spaces capabilities build', 'npx', ['agent-spaces', 'capabilities', 
 const run = step('agent-spaces run agents/hello.ts', 'npx', ['agent-spaces', 'run', 'agents/hello.ts']);
 expect('run', run.stdout, 'Hello, world!');
 step('agent-spaces doctor', 'npx', ['agent-spaces', 'doctor']);
+
+// An editor on the app (tsserver of the app's typescript) loads the tsconfig's plugin from the installed packages: a
+// top-level return is no error, a Node global in the returned expression is one, where `agent-spaces check` says.
+writeFileSync(join(app, 'agents/returning.ts'), "import { hello } from '@capabilities/hello';\nif (Date.now() < 0) return process.pid;\nreturn (await hello.greet({ name: 'editor' })).message;\n");
+const started = performance.now();
+let checked;
+try {
+  checked = execFileSync('npx', ['agent-spaces', 'check', 'agents/returning.ts', '--json'], { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+} catch (error) {
+  checked = error.stdout; // exit 1: it has type errors
+}
+let checkSays;
+try {
+  checkSays = JSON.parse(checked).diagnostics.map((d) => `${d.line}:${d.column} TS${d.code}`).join(', ');
+} catch {
+  fail(`agent-spaces check agents/returning.ts --json: not a JSON report:\n${checked}`);
+}
+const tsserver = startTsServer(join(app, 'node_modules/typescript/lib/tsserver.js'));
+const editor = await tsserver.semanticDiagnostics(join(app, 'agents/returning.ts')).finally(() => tsserver.close());
+const editorSays = editor.map((d) => `${d.line}:${d.column} TS${d.code}`).join(', ');
+if (checkSays !== '2:28 TS2591' || editorSays !== checkSays) fail(`agents/returning.ts: expected 2:28 TS2591 (process) from check and the editor; check: ${checkSays}; editor: ${editorSays}`);
+console.log(`✓ an editor (tsserver with @agent-spaces/ts-plugin) and check agree on a top-level return (${((performance.now() - started) / 1000).toFixed(1)} s)`);
 
 writeFileSync(
   join(app, 'sdk.mjs'),

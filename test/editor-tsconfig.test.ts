@@ -1,8 +1,10 @@
 // The generated editor tsconfig judges agent code as `check` does: a project built with the SDK's sandbox
-// declarations, an `agents/tsconfig.json` extending `.agent-spaces/tsconfig.json` as `init` writes it, and TypeScript's
-// own program over it (what `tsc` and an editor see) against `space.check()`, for scripts using every sandbox feature
-// and scripts using what the sandbox lacks. The project sees the repository's node_modules, where `@agent-spaces/std`
-// is the host package: the editor must still see the sandbox's module.
+// declarations, an `agents/tsconfig.json` extending `.agent-spaces/tsconfig.json` as `init` writes it, and what
+// TypeScript reports over it against `space.check()`, for scripts using every sandbox feature and scripts using what
+// the sandbox lacks, each also with a top-level `return`. What an editor reports comes from the real tsserver, which
+// loads the tsconfig's plugin (@agent-spaces/ts-plugin, built) from node_modules; TypeScript's own program (`tsc`,
+// which loads no plugin) agrees on scripts without a top-level `return`. The project sees the repository's
+// node_modules, where `@agent-spaces/std` is the host package: the editor must still see the sandbox's module.
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +13,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCapabilities } from '@agent-spaces/compiler';
 import { SANDBOX_DECLARATIONS, createSpace, type Space } from '@agent-spaces/sdk';
+import { startTsServer, type TsServer } from './fixtures/tsserver.mjs';
 
 const repo = fileURLToPath(new URL('../', import.meta.url));
 const TRAINS = {
@@ -25,29 +28,91 @@ const TRAINS = {
   executor: { kind: 'runtime' },
 };
 
+/** A script using every sandbox feature; its result given with `export default` or, in `RETURNING`, a top-level `return`. */
+const FEATURES = [
+  "import { trainSchedule, getSchedule, type GetScheduleResultItem } from '@capabilities/trains';",
+  "import { json, csv, time } from '@agent-spaces/std';",
+  "const trips: GetScheduleResultItem[] = await trainSchedule.getSchedule({ station: 'Central' });",
+  'const again = await getSchedule();',
+  'let failure: CapabilityErrorCode | undefined;',
+  'try {',
+  '  await trainSchedule.getSchedule({});',
+  '} catch (e) {',
+  '  if (e instanceof ApprovalDeniedError) console.warn(e.capability);',
+  '  else if (e instanceof CapabilityError) failure = e.code;',
+  '}',
+  'console.log(json.stringify(trips), csv, time, again.length, new Map([[1, 2]]), [1, 2].findLast((n) => n > 1));',
+  'export default { trips, failure };',
+].join('\n');
+
+/** Scripts the sandbox runs, by file name. */
+const ACCEPTED: Record<string, string> = {
+  features: FEATURES,
+  'features-returning': FEATURES.replace('export default {', 'if (trips.length === 0) return null;\nreturn {'),
+  'bare-return': 'console.log(1);\nif (Date.now() > 0) return;\nconsole.log(2);',
+  'return-in-blocks': "import { trainSchedule } from '@capabilities/trains';\ntry {\n  for (const trip of await trainSchedule.getSchedule()) {\n    if (trip.hour > 9) return trip.id;\n  }\n} catch {\n  return 'failed';\n}\nreturn 'none';",
+};
+
+/** Scripts `check` rejects (in the same places in `returning-*`, where a top-level `return` follows them). */
+const REJECTED: [string, string][] = [
+  ['Node globals', 'console.log(process.env.HOME);'],
+  ['require', "const fs = require('node:fs');\nconsole.log(fs);"],
+  ['timers', 'setTimeout(() => {}, 10);'],
+  ['the DOM', 'console.log(document.title);'],
+  ['an unknown std helper', "import { sleep } from '@agent-spaces/std';\nawait sleep(1);"],
+  ['a wrong param type', "import { trainSchedule } from '@capabilities/trains';\nawait trainSchedule.getSchedule({ station: 1 });"],
+  ['an unknown capability', "import { x } from '@capabilities/nope';\nconsole.log(x);"],
+  ['an unknown error code', "const c: CapabilityErrorCode = 'NOPE';\nconsole.log(c);"],
+];
+const withReturn = (code: string) => `${code}\nif (Date.now() < 0) return 'never';`;
+
+/** Scripts whose problem is in or next to their top-level `return`. */
+const REJECTED_RETURNING: [string, string][] = [
+  ['a misuse in the returned expression', "import { trainSchedule } from '@capabilities/trains';\nreturn trainSchedule.getSchedule({ station: 1 });"],
+  ['a Node global in a nested return', 'for (const x of [1, 2]) {\n  if (x > 1) return process.env.HOME;\n}'],
+  ['export default next to a return', "if (Date.now() < 0) return 1;\nexport default 'two';"],
+  ['a typo in the returned value', "const trips = [1, 2];\nreturn trip.length;"],
+];
+
+const files: Record<string, string> = { ...ACCEPTED };
+REJECTED.forEach(([, code], i) => {
+  files[`rejected-${i}`] = code;
+  files[`returning-${i}`] = withReturn(code);
+});
+REJECTED_RETURNING.forEach(([, code], i) => (files[`returning-only-${i}`] = code));
+
 let dir: string;
 let space: Space;
+let tsserver: TsServer;
+let program: ts.Program;
 
-/** What TypeScript reports for `agents/<name>` in the program of `agents/tsconfig.json`, as `tsc -p agents` would. */
-async function editorCodes(name: string, code: string): Promise<number[]> {
-  const file = join(dir, 'agents', name);
-  await writeFile(file, code);
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(dir, 'agents/tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-    },
-  })!;
-  expect(parsed.errors).toEqual([]);
-  const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
-  const global = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()];
-  expect(global.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))).toEqual([]);
-  const source = program.getSourceFile(file)!;
+/** What `tsc -p agents` reports for `agents/<name>.ts`: TypeScript's own program over `agents/tsconfig.json`. */
+function tscCodes(name: string): number[] {
+  program ??= (() => {
+    const parsed = ts.getParsedCommandLineOfConfigFile(join(dir, 'agents/tsconfig.json'), {}, {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    })!;
+    expect(parsed.errors).toEqual([]);
+    const created = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
+    const global = [...created.getOptionsDiagnostics(), ...created.getGlobalDiagnostics()];
+    expect(global.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))).toEqual([]);
+    return created;
+  })();
+  const source = program.getSourceFile(join(dir, 'agents', `${name}.ts`))!;
   return ts.getPreEmitDiagnostics(program, source).filter((d) => d.file === source).map((d) => d.code);
 }
 
-async function checkCodes(code: string): Promise<number[]> {
-  return (await space.check(code)).map((d) => d.code);
+/** What an editor underlines in `agents/<name>.ts`, in order. */
+async function editorDiagnostics(name: string): Promise<{ code: number; line: number; column: number }[]> {
+  return (await tsserver.semanticDiagnostics(join(dir, 'agents', `${name}.ts`))).map(({ code, line, column }) => ({ code, line, column }));
+}
+
+/** What `check` reports for `agents/<name>.ts`, in order. */
+async function checkDiagnostics(name: string): Promise<{ code: number; line: number; column: number }[]> {
+  return (await space.check(files[name]!)).map(({ code, line, column }) => ({ code, line, column }));
 }
 
 beforeAll(async () => {
@@ -58,49 +123,44 @@ beforeAll(async () => {
   await writeFile(join(dir, 'capabilities/trains.json'), JSON.stringify(TRAINS));
   // As `agent-spaces init` writes it.
   await writeFile(join(dir, 'agents/tsconfig.json'), JSON.stringify({ extends: '../.agent-spaces/tsconfig.json', include: ['*.ts'] }));
+  for (const [name, code] of Object.entries(files)) await writeFile(join(dir, 'agents', `${name}.ts`), code);
   const report = await buildCapabilities({ rootDir: dir, sources: ['capabilities/*.json'], sandboxDeclarations: SANDBOX_DECLARATIONS });
   expect(report.totals.failed).toBe(0);
   space = await createSpace({ rootDir: dir, policies: { audit: false } });
+  tsserver = startTsServer();
 }, 60_000);
 
 afterAll(async () => {
+  await tsserver?.close();
   await space?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
 describe('the editor tsconfig', () => {
-  it('accepts a script using every sandbox feature, as check does', async () => {
-    const code = [
-      "import { trainSchedule, getSchedule, type GetScheduleResultItem } from '@capabilities/trains';",
-      "import { json, csv, time } from '@agent-spaces/std';",
-      "const trips: GetScheduleResultItem[] = await trainSchedule.getSchedule({ station: 'Central' });",
-      'const again = await getSchedule();',
-      'let failure: CapabilityErrorCode | undefined;',
-      'try {',
-      '  await trainSchedule.getSchedule({});',
-      '} catch (e) {',
-      '  if (e instanceof ApprovalDeniedError) console.warn(e.capability);',
-      '  else if (e instanceof CapabilityError) failure = e.code;',
-      '}',
-      'console.log(json.stringify(trips), csv, time, again.length, new Map([[1, 2]]), [1, 2].findLast((n) => n > 1));',
-      'export default { trips, failure };',
-    ].join('\n');
-    expect(await checkCodes(code)).toEqual([]);
-    expect(await editorCodes('features.ts', code)).toEqual([]);
+  it.each(Object.keys(ACCEPTED))('accepts %s, as check does', async (name) => {
+    expect(await checkDiagnostics(name)).toEqual([]);
+    expect(await editorDiagnostics(name)).toEqual([]);
   });
 
-  it.each([
-    ['Node globals', 'console.log(process.env.HOME);'],
-    ['require', "const fs = require('node:fs');\nconsole.log(fs);"],
-    ['timers', 'setTimeout(() => {}, 10);'],
-    ['the DOM', 'console.log(document.title);'],
-    ['an unknown std helper', "import { sleep } from '@agent-spaces/std';\nawait sleep(1);"],
-    ['a wrong param type', "import { trainSchedule } from '@capabilities/trains';\nawait trainSchedule.getSchedule({ station: 1 });"],
-    ['an unknown capability', "import { x } from '@capabilities/nope';\nconsole.log(x);"],
-    ['an unknown error code', "const c: CapabilityErrorCode = 'NOPE';\nconsole.log(c);"],
-  ])('rejects %s, as check does', async (_, code) => {
-    const fromCheck = await checkCodes(code);
+  it('is all tsc needs for scripts without a top-level return; tsc (no plugins) still reports one as TS1108', async () => {
+    expect(tscCodes('features')).toEqual([]);
+    expect(tscCodes('features-returning')).toEqual([1108, 1108]);
+  });
+
+  it.each(REJECTED.map(([label], i) => [label, i] as const))('rejects %s where check does, with and without a top-level return', async (_, i) => {
+    const fromCheck = await checkDiagnostics(`rejected-${i}`);
     expect(fromCheck.length).toBeGreaterThan(0);
-    expect(await editorCodes('rejected.ts', code)).toEqual(fromCheck);
+    expect(tscCodes(`rejected-${i}`)).toEqual(fromCheck.map((d) => d.code));
+    expect(await editorDiagnostics(`rejected-${i}`)).toEqual(fromCheck);
+    const returning = await checkDiagnostics(`returning-${i}`);
+    expect(returning).toEqual(fromCheck);
+    expect(await editorDiagnostics(`returning-${i}`)).toEqual(returning);
+  });
+
+  it.each(REJECTED_RETURNING.map(([label], i) => [label, i] as const))('rejects %s where check does', async (_, i) => {
+    const fromCheck = await checkDiagnostics(`returning-only-${i}`);
+    expect(fromCheck.length).toBeGreaterThan(0);
+    expect(fromCheck.map((d) => d.code)).not.toContain(1108);
+    expect(await editorDiagnostics(`returning-only-${i}`)).toEqual(fromCheck);
   });
 });

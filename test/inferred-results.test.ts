@@ -2,7 +2,7 @@
 // shape of a JSON-text tool's results (everything's `get-env`: the server's environment as JSON), the next build
 // types the function's result from them, agent code using the data typechecks and a misuse is refused on its line.
 // An inferred type never fails a call; recording is opt-out.
-import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +25,7 @@ async function build(): Promise<string> {
   return readFile(join(outDir, 'capabilities', ID, 'index.d.ts'), 'utf8');
 }
 
-/** Runs `code` in a new space of the project (closed after, which writes what it recorded). */
+/** Runs `code` in a new space of the project, closed after: what the run recorded is on disk when it returns. */
 async function run(code: string, options: { recordResults?: boolean } = {}): Promise<RunResult> {
   const space = await createSpace({ rootDir, policies: { audit: false }, ...options });
   try {
@@ -101,5 +101,30 @@ describe('typed results inferred from recorded calls', () => {
     expect(readObserved(outDir, ID).tools['get-env']!.results).toBe(before);
     expect(await run(`${getEnv}export default 1;`)).toMatchObject({ ok: true });
     expect(readObserved(outDir, ID).tools['get-env']!.results).toBe(before + 1);
+  }, 30_000);
+
+  it('writes what several runs of a space recorded by the time close() resolves', async () => {
+    const before = readObserved(outDir, ID).tools['get-env']!.results;
+    const space = await createSpace({ rootDir, policies: { audit: false } });
+    try {
+      for (let i = 0; i < 3; i++) expect(await space.run(`${getEnv}export default 1;`)).toMatchObject({ ok: true });
+    } finally {
+      await space.close();
+    }
+    expect(readObserved(outDir, ID).tools['get-env']!.results).toBe(before + 3);
+  }, 30_000);
+
+  it('never fails a run or close() when the observed folder cannot be written', async () => {
+    const folder = join(outDir, 'observed');
+    await rename(folder, `${folder}.kept`);
+    try {
+      // A file where the folder should be: nothing can be written under it.
+      await writeFile(folder, 'in the way');
+      expect(await run(`${getEnv}export default Object.keys(r.data).length > 0;`)).toMatchObject({ ok: true, result: true });
+      expect(await readFile(folder, 'utf8')).toBe('in the way');
+    } finally {
+      await rm(folder, { force: true });
+      await rename(`${folder}.kept`, folder);
+    }
   }, 30_000);
 });

@@ -74,6 +74,7 @@ describe('buildCapabilities', () => {
         typeRoots: ['./types'],
         types: ['agent-spaces'],
         paths: { '@capabilities/*': ['./capabilities/*/index.d.ts'] },
+        plugins: [{ name: '@agent-spaces/ts-plugin' }],
       },
     });
     expect(await p.file('types/agent-spaces/index.d.ts')).toContain('/// <reference path="../../capabilities.d.ts" />\n');

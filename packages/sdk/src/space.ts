@@ -114,7 +114,8 @@ export interface SpaceOptions {
   /**
    * Record the shape of each result of an MCP tool without an output schema (field names and JSON types of its
    * data, never a value) into `<outDir>/observed/<id>.json`, so the next `capabilities build` types the tool's
-   * result from them. Default true; `false` records nothing.
+   * result from them; the file is written about a second after a result, and by `close()`. Default true; `false`
+   * records nothing.
    */
   recordResults?: boolean;
 }
@@ -169,7 +170,7 @@ export interface Space {
   declarations(): ReadonlyMap<string, string>;
   /** How many sandbox processes (0 in-process) and sessions the space holds now. */
   stats(): SandboxStats;
-  /** Ends every session and frees the sandbox. */
+  /** Ends every session, frees the sandbox and writes the results recorded but not yet written. */
   close(): Promise<void>;
 }
 
@@ -268,10 +269,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         approveScripts,
         space: name,
         ...(session ? { sessionId: session.id } : {}),
-      }).then((result) => {
-        recorder?.flush();
-        return gate.redactor.value(result);
-      }),
+      }).then((result) => gate.redactor.value(result)),
     );
 
   const agentViews = new AgentViews(options, createSpace);
@@ -312,7 +310,8 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
       await sandbox.close();
       await inline.dispose();
       await mcp?.close();
-      recorder?.flush();
+      // Results are written a moment after they are recorded (observed.ts); what is still pending is written now.
+      await recorder?.flush();
       gate.close();
     },
   };

@@ -1,4 +1,5 @@
-import { MIXED_RESULT_CODE, type FunctionHint, type TypecheckDiagnostic } from './types.js';
+import { MIXED_RESULT_CODE } from './script.js';
+import type { FunctionHint, TypecheckDiagnostic } from './types.js';
 
 // The line breaks TypeScript counts, so lines here match the diagnostics' line numbers.
 const LINE_BREAK = /\r\n|[\n\r\u2028\u2029]/;

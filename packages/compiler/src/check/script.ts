@@ -10,6 +10,11 @@ export interface PreparedScript {
   readonly text: string;
   /** 1-based line and column in the agent's code of an offset in `text` (before {@link bindingsStart}). */
   locate(position: number): { line: number; column: number };
+  /**
+   * The offset in the agent's code of an offset in `text` (before {@link bindingsStart}); `undefined` inside the text
+   * the wrapper added, which is not the agent's.
+   */
+  offset(position: number): number | undefined;
   /** Offsets in `text` of each `export default` in a script that also has a top-level `return`. */
   readonly mixedExportDefaults: readonly number[];
   /** Offset in `text` where the declarations of the session's bindings begin (`text.length` when there are none). */
@@ -17,6 +22,11 @@ export interface PreparedScript {
   /** The top-level statements of the agent's code in `file`, the parse of `text`: the wrapper's body, if wrapped. */
   statements(file: ts.SourceFile): readonly ts.Statement[];
 }
+
+/** Code of the diagnostic for a script that mixes `export default` with a top-level `return`. */
+export const MIXED_RESULT_CODE = 100_001;
+/** Its message, at each `export default` of such a script. */
+export const MIXED_RESULT_MESSAGE = "This script also has a top-level 'return': give its result with either 'export default' or 'return', not both.";
 
 const WRAPPER = '__main__';
 // Starts with `;` so that it also follows an import declaration that has no semicolon.
@@ -77,10 +87,13 @@ export function prepareScript(typescript: typeof ts, code: string, bindings?: Re
     if (position < bodyStart + PREFIX.length) return bodyStart;
     return Math.min(position - PREFIX.length, code.length);
   };
+  const inWrapper = (position: number) =>
+    (position >= bodyStart && position < bodyStart + PREFIX.length) || position >= wrapped.length - SUFFIX.length;
   return {
     text: wrapped + declarations,
     mixedExportDefaults: mixedExportDefaults.map(toText),
     locate: locator(code, toOriginal),
+    offset: (position) => (inWrapper(position) ? undefined : toOriginal(position)),
     bindingsStart: wrapped.length,
     statements: (parsed) => {
       const wrapper = parsed.statements.find((s): s is ts.FunctionDeclaration => typescript.isFunctionDeclaration(s) && s.name?.text === WRAPPER);
@@ -94,6 +107,7 @@ function unchanged(code: string, declarations: string): PreparedScript {
     text: code + declarations,
     mixedExportDefaults: [],
     locate: locator(code, (position) => position),
+    offset: (position) => position,
     bindingsStart: code.length,
     statements: (parsed) => parsed.statements.filter((statement) => statement.end <= code.length),
   };

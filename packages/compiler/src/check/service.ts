@@ -5,9 +5,9 @@ import { collectBindings } from './bindings.js';
 import { explainDiagnostic } from './explain.js';
 import { CHECK_COMPILER_OPTIONS } from './options.js';
 import { sharedLibraries, type SharedLibraries } from './lib-files.js';
-import { prepareScript, type PreparedScript } from './script.js';
+import { MIXED_RESULT_CODE, MIXED_RESULT_MESSAGE, prepareScript, type PreparedScript } from './script.js';
 import { BatchedSession, type CheckRequest, type CheckResult } from './session.js';
-import { MIXED_RESULT_CODE, type TypecheckDiagnostic, type Typechecker, type TypecheckSession } from './types.js';
+import type { TypecheckDiagnostic, Typechecker, TypecheckSession } from './types.js';
 
 const ROOT = '/agent-spaces';
 const DECLARATIONS_DIR = `${ROOT}/declarations`;
@@ -129,7 +129,7 @@ export class ServiceTypechecker implements Typechecker {
     const mixed = script.mixedExportDefaults.map((position) => ({
       code: MIXED_RESULT_CODE,
       category: 'error' as const,
-      message: "This script also has a top-level 'return': give its result with either 'export default' or 'return', not both.",
+      message: MIXED_RESULT_MESSAGE,
       ...script.locate(position),
     }));
     const own = raw.map((d) => ({

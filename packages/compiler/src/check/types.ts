@@ -70,6 +70,3 @@ export interface TypecheckSession {
    */
   remember(code: string): Promise<void>;
 }
-
-/** Code of the diagnostic for a script that mixes `export default` with a top-level `return`. */
-export const MIXED_RESULT_CODE = 100_001;

@@ -70,11 +70,14 @@ function emitCapabilitiesIndex(ids: readonly string[]): string {
 
 /** The type package of the output folder's `types` root, which the tsconfig fragment loads. */
 const TYPES_PACKAGE = 'agent-spaces';
+/** The TypeScript language service plugin that lets editors accept a top-level `return`, as the sandbox does. */
+const EDITOR_PLUGIN = '@agent-spaces/ts-plugin';
 
 /**
  * `.agent-spaces/tsconfig.json`: a fragment to `extends` so `tsc` and editors check agent code as `check` does: its
  * compiler options, `@capabilities/*`, and (through the `types` root, whatever the extending file includes) every
- * built module, `@agent-spaces/std` and the sandbox globals — and no Node or DOM types.
+ * built module, `@agent-spaces/std` and the sandbox globals — and no Node or DOM types. Editors also load
+ * {@link EDITOR_PLUGIN} (tsc loads no plugins: `agent-spaces check` is the command line's way).
  */
 function emitTsconfigFragment(): string {
   const fragment = {
@@ -83,6 +86,7 @@ function emitTsconfigFragment(): string {
       typeRoots: [`./${OUTPUT_FILES.types}`],
       types: [TYPES_PACKAGE],
       paths: { [`${CAPABILITY_PREFIX}*`]: [`./${OUTPUT_FILES.capabilities}/*/${CAPABILITY_FILES.declarations}`] },
+      plugins: [{ name: EDITOR_PLUGIN }],
     },
   };
   return `${JSON.stringify(fragment, null, 2)}\n`;
