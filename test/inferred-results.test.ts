@@ -1,7 +1,8 @@
 // Typed results for MCP tools without an output schema, end to end against the official servers: runs record the
 // shape of a JSON-text tool's results (everything's `get-env`: the server's environment as JSON), the next build
 // types the function's result from them, agent code using the data typechecks and a misuse is refused on its line.
-// An inferred type never fails a call; recording is opt-out.
+// An inferred type never fails a call; recording is opt-out. Tools that declare an output schema (the memory and
+// filesystem servers declare one for every tool) are typed from it and never recorded.
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,4 +128,51 @@ describe('typed results inferred from recorded calls', () => {
       await rename(`${folder}.kept`, folder);
     }
   }, 30_000);
+});
+
+describe('tools that declare an output schema (memory, filesystem)', () => {
+  let dir: string;
+  let dts: Record<string, string>;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agent-spaces-declared-'));
+    const mcpServers = {
+      memory: { command: process.execPath, args: [serverScript('server-memory')], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } },
+      filesystem: { command: process.execPath, args: [serverScript('server-filesystem'), dir] },
+    };
+    await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [], mcpServers }));
+    const { config, rootDir: root } = await loadConfig({ cwd: dir });
+    expect((await buildCapabilities({ rootDir: root, sources: [], configSources: configSources(config) })).totals.failed).toBe(0);
+    const read = (id: string) => readFile(join(dir, '.agent-spaces/capabilities', id, 'index.d.ts'), 'utf8');
+    dts = { memory: await read('mcp-memory'), filesystem: await read('mcp-filesystem') };
+  }, 60_000);
+
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('types results from the declared schema, records none of them, and refuses a misuse on its line', async () => {
+    expect(dts.memory).toMatch(/readGraph\(\): Promise<ReadGraphResult>;/);
+    expect(dts.filesystem).toMatch(/listAllowedDirectories\(\): Promise<ListAllowedDirectoriesResult>;/);
+    const script = [
+      "import { memory } from '@capabilities/mcp-memory';",
+      "import { filesystem } from '@capabilities/mcp-filesystem';",
+      "await memory.createEntities({ entities: [{ name: 'Ada', entityType: 'person', observations: ['likes trains'] }] });",
+      'const graph = await memory.readGraph();',
+      'const allowed = await filesystem.listAllowedDirectories();',
+    ].join('\n');
+    const space = await createSpace({ rootDir: dir, policies: { audit: false } });
+    try {
+      const used = await space.run(`${script}\nexport default { names: graph.entities.map((e) => e.name), allowed: allowed.content.length > 0 };`);
+      expect(used).toMatchObject({ ok: true, result: { names: ['Ada'], allowed: true } });
+      const misuse = await space.run(`${script}\nconst first: number = graph.entities[0]!.name;\nexport default first;`);
+      expect(misuse).toMatchObject({ ok: false, error: { code: 'TYPE_ERROR', data: { diagnostics: [{ code: 2322, line: 6 }] } } });
+    } finally {
+      await space.close();
+    }
+    expect(readObserved(join(dir, '.agent-spaces'), 'mcp-memory').tools).toEqual({});
+    expect(readObserved(join(dir, '.agent-spaces'), 'mcp-filesystem').tools).toEqual({});
+    // The rebuild keeps the declared types.
+    const { config, rootDir: root } = await loadConfig({ cwd: dir });
+    await buildCapabilities({ rootDir: root, sources: [], configSources: configSources(config) });
+    expect(await readFile(join(dir, '.agent-spaces/capabilities/mcp-memory/index.d.ts'), 'utf8')).toBe(dts.memory);
+  }, 60_000);
 });
