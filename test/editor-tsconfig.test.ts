@@ -124,6 +124,10 @@ beforeAll(async () => {
   // As `agent-spaces init` writes it.
   await writeFile(join(dir, 'agents/tsconfig.json'), JSON.stringify({ extends: '../.agent-spaces/tsconfig.json', include: ['*.ts'] }));
   for (const [name, code] of Object.entries(files)) await writeFile(join(dir, 'agents', `${name}.ts`), code);
+  // A stricter folder of scripts: the options of the extending file apply, never to the wrapper around a script.
+  await mkdir(join(dir, 'strict'));
+  await writeFile(join(dir, 'strict/tsconfig.json'), JSON.stringify({ extends: '../.agent-spaces/tsconfig.json', compilerOptions: { noUnusedLocals: true }, include: ['*.ts'] }));
+  await writeFile(join(dir, 'strict/returning.ts'), 'const unused = 1;\nconst used = 2;\nreturn used;');
   const report = await buildCapabilities({ rootDir: dir, sources: ['capabilities/*.json'], sandboxDeclarations: SANDBOX_DECLARATIONS });
   expect(report.totals.failed).toBe(0);
   space = await createSpace({ rootDir: dir, policies: { audit: false } });
@@ -162,5 +166,12 @@ describe('the editor tsconfig', () => {
     expect(fromCheck.length).toBeGreaterThan(0);
     expect(fromCheck.map((d) => d.code)).not.toContain(1108);
     expect(await editorDiagnostics(`returning-only-${i}`)).toEqual(fromCheck);
+  });
+
+  it("applies the extending tsconfig's options to the script, never to the wrapper around it", async () => {
+    const diagnostics = await tsserver.semanticDiagnostics(join(dir, 'strict/returning.ts'));
+    expect(diagnostics.map(({ code, line, column, text }) => ({ code, line, column, text }))).toEqual([
+      { code: 6133, line: 1, column: 7, text: "'unused' is declared but its value is never read." },
+    ]);
   });
 });
