@@ -4,17 +4,23 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_BIN, runCli, runCliInTerminal } from './fixtures/cli.js';
 
 const REPO_MODULES = join(import.meta.dirname, '../node_modules');
 const made: string[] = [];
 
-/** A fresh folder with the packages available, as after `npm install`. */
-async function freshApp(): Promise<string> {
+/** A fresh empty folder, removed after the tests. */
+async function emptyApp(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'agent-spaces-app-'));
   made.push(dir);
+  return dir;
+}
+
+/** A fresh folder with the packages available, as after `npm install`. */
+async function freshApp(): Promise<string> {
+  const dir = await emptyApp();
   await symlink(REPO_MODULES, join(dir, 'node_modules'), 'dir');
   return dir;
 }
@@ -164,7 +170,7 @@ function startWatch(cwd: string): { child: ChildProcess; nextLine(match: RegExp)
 
 describe('agent-spaces capabilities build --watch', () => {
   let watcher: ReturnType<typeof startWatch> | undefined;
-  afterAll(async () => {
+  afterEach(async () => {
     if (watcher && watcher.child.exitCode === null) await watcher.stop();
   });
 
@@ -207,6 +213,55 @@ describe('agent-spaces capabilities build --watch', () => {
     expect(await watcher.nextLine(/^[↻✗] \S+ skills\/shout\.ts/)).toMatch(/^↻ .* skills\/shout\.ts: 1 built/);
     await expect.poll(async () => readFile(join(dir, '.agent-spaces/capabilities/skills/index.d.ts'), 'utf8'), { timeout: 30_000 }).toContain('loudly');
 
+    expect(await watcher.stop()).toBe(0);
+  });
+
+  /** A folder (no packages) whose config builds every `.json` at any depth, with one source, `a.json`. */
+  async function jsonApp(): Promise<string> {
+    const dir = await emptyApp();
+    await writeFile(join(dir, 'agent-spaces.config.ts'), "export default { capabilities: ['**/*.json'] };\n");
+    await writeFile(join(dir, 'a.json'), jsonTool('a'));
+    return dir;
+  }
+  const jsonTool = (name: string, description = 'd') =>
+    JSON.stringify({ name, description, functions: [{ name: 'one', description: 'd', returns: { type: 'number' } }], executor: { kind: 'runtime' } });
+
+  it('never watches node_modules or .git, however deep, under a ** pattern at the root', async () => {
+    const dir = await jsonApp();
+    const ignored = ['node_modules/some-pkg/x.json', '.git/config', 'lib/node_modules/dep/x.json', 'lib/.git/HEAD'];
+    for (const file of ignored) {
+      await mkdir(dirname(join(dir, file)), { recursive: true });
+      await writeFile(join(dir, file), '{}');
+    }
+    watcher = startWatch(dir);
+    await watcher.nextLine(/^Watching for changes/);
+
+    for (const file of ignored) await writeFile(join(dir, file), '{ "changed": true }');
+    await mkdir(join(dir, 'node_modules/new-pkg/lib'), { recursive: true });
+    await writeFile(join(dir, 'node_modules/new-pkg/lib/y.json'), '{}');
+    await rm(join(dir, 'lib/node_modules'), { recursive: true });
+    // None of that rebuilds: the next rebuild is the one a real change makes, and it names only that file.
+    await writeFile(join(dir, 'a.json'), jsonTool('a', 'changed'));
+    expect(await watcher.nextLine(/^[↻✗] /)).toMatch(/^↻ \S+ a\.json: 1 built, 0 unchanged, 0 failed/);
+    expect(await watcher.stop()).toBe(0);
+  });
+
+  it('watches a nested folder made under a ** pattern after the start; its removal rebuilds', async () => {
+    const dir = await jsonApp();
+    watcher = startWatch(dir);
+    await watcher.nextLine(/^Watching for changes/);
+
+    await mkdir(join(dir, 'tools/deep/er'), { recursive: true });
+    await writeFile(join(dir, 'tools/deep/er/b.json'), jsonTool('b'));
+    expect(await watcher.nextLine(/^[↻✗] /)).toMatch(/^↻ \S+ tools\/deep\/er\/b\.json: 1 built, 1 unchanged, 0 failed/);
+    expect(existsSync(join(dir, '.agent-spaces/capabilities/b/index.d.ts'))).toBe(true);
+
+    // The new folder is watched itself: an edit in it rebuilds.
+    await writeFile(join(dir, 'tools/deep/er/b.json'), jsonTool('b', 'changed'));
+    expect(await watcher.nextLine(/^[↻✗] /)).toMatch(/^↻ \S+ tools\/deep\/er\/b\.json: 1 built, 1 unchanged, 0 failed/);
+
+    await rm(join(dir, 'tools'), { recursive: true });
+    expect(await watcher.nextLine(/^[↻✗] /)).toMatch(/^↻ \S+ tools\/deep\/er\/b\.json: /);
     expect(await watcher.stop()).toBe(0);
   });
 });
