@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBuiltJson, type CapabilitySchemaFile } from '@agent-spaces/capabilities';
 import { buildCapabilities, configSources, loadConfig, type BuildReport } from '@agent-spaces/compiler';
 import { createSpace, type Space } from '@agent-spaces/sdk';
+import { buildCatalog } from '../packages/server/src/catalog.js';
+import { formatSearch, searchCatalog } from '../packages/server/src/search.js';
 
 const TOKEN = 'weather-token-0123456789';
 
@@ -129,6 +131,28 @@ let code = 'none';
 try { await (forecast as any)(42, { days: 'two' }); } catch (e) { code = (e as CapabilityError).code; }
 export default code;`);
     expect(untyped).toMatchObject({ ok: true, result: 'INVALID_PARAMS' });
+  });
+
+  it('lists its functions for search with their own signatures, each named as the space offers it', async () => {
+    const catalog = await buildCatalog(space, { rootDir: dir });
+    const hits = searchCatalog(catalog, 'clear the alerts of a region');
+    expect(hits[0]!.entry).toMatchObject({ module: '@capabilities/acme-weather', path: 'alerts.clear', function: 'alerts.clear' });
+    expect(formatSearch('clear the alerts of a region', hits, 'full', 1, catalog)).toMatch(
+      /^\/\/ import \{ alerts \} from '@capabilities\/acme-weather'\n\/\*\*\n \* Clears the alerts of a region\.\n \*\/\nalerts\.clear\(region: string\): Promise<\{ cleared: number \}>;\n/,
+    );
+    const forecast = catalog.entries.find((e) => e.path === 'forecast');
+    expect(forecast).toMatchObject({ signature: 'forecast(city: string, options?: ForecastOptions): Promise<Forecast>', summary: 'The forecast of a city for the next days.' });
+    expect(forecast!.related).toEqual([
+      'export interface ForecastOptions { days?: number; units?: \'metric\' | \'imperial\' }',
+      'export interface Forecast { city: string; days: number; temperatures: number[] }',
+    ]);
+    // What a space hides is hidden from its search too, a member of an exported object included.
+    const narrow = await createSpace({ rootDir: dir, isolation: 'in-process', hideFunctions: (fn) => fn.function === 'alerts.clear' });
+    try {
+      expect((await buildCatalog(narrow, { rootDir: dir })).entries.filter((e) => e.module === '@capabilities/acme-weather').map((e) => e.path)).toEqual(['forecast', 'alerts.list']);
+    } finally {
+      await narrow.close();
+    }
   });
 
   it('applies a policy rule and an approval to host functions', async () => {

@@ -1,14 +1,17 @@
 // npm packages named in the config's `capabilities`, end to end: a real package from npm (`change-case`, a devDependency)
 // in `sandbox` mode is bundled into the isolate, typed by its own declarations and called from agent code; packages
-// that cannot run there, or are not installed, are refused naming why.
+// that cannot run there, or are not installed, are refused naming why; search over MCP finds its functions.
 import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBuiltFile, readBuiltJson, type CapabilityMeta } from '@agent-spaces/capabilities';
 import { buildCapabilities, configSources, loadConfig } from '@agent-spaces/compiler';
 import { createSpace, type Space } from '@agent-spaces/sdk';
+import { createCodeModeServer } from '@agent-spaces/server';
+import { callTool, connectInMemory } from '../packages/server/test/support/client.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 let dir: string;
@@ -83,6 +86,42 @@ export default n;`);
     const version = (JSON.parse(await readFile(join(repo, 'node_modules/change-case/package.json'), 'utf8')) as { version: string }).version;
     const meta = readBuiltJson(join(dir, '.agent-spaces/capabilities'), 'change-case', 'meta.json') as CapabilityMeta;
     expect(meta).toMatchObject({ source: { kind: 'npm', file: 'npm:change-case' }, package: { name: 'change-case', version, mode: 'sandbox' }, functions: [] });
+  });
+});
+
+describe('a sandbox-mode package in search', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await connectInMemory(createCodeModeServer({ spaces: [{ id: 'npm', name: 'Npm' }], space: { rootDir: dir, isolation: 'in-process' } }));
+  });
+  afterAll(() => client?.close());
+
+  it('is found over MCP by what its functions do, under the import line to write, and runs as found', async () => {
+    const byDoc = await callTool(client, 'search_capabilities', { query: 'an array of words, separating numbers', limit: 3 });
+    expect(byDoc.text.split('\n').slice(0, 2)).toEqual([
+      "// import { splitSeparateNumbers } from '@capabilities/change-case'",
+      'splitSeparateNumbers(value: string): string[] // Split the input string into an array of words, separating numbers.',
+    ]);
+    const bySnake = await callTool(client, 'search_capabilities', { query: 'convert a string to snake case', limit: 3, detail: 'full' });
+    expect(bySnake.text).toContain(
+      "// import { pascalSnakeCase, snakeCase } from '@capabilities/change-case'\n" +
+        '/**\n * Convert a string to pascal snake case (`Foo_Bar`).\n */\npascalSnakeCase(input: string, options?: Options): string;\n',
+    );
+    expect(bySnake.text).toContain("// import { snakeCase } from '@capabilities/cases'\n/**\n * Convert a string to snake case (`foo_bar`).\n */\nsnakeCase(input: string, options?: Options): string;\n");
+    // The types the signature names come with it, transitively.
+    expect(bySnake.text).toMatch(/export interface Options \{[\s\S]*export type Locale = string\[\] \| string \| false \| undefined;/);
+    const run = await callTool(client, 'execute', { code: "import { snakeCase } from '@capabilities/cases';\nexport default snakeCase('Platform Two');" });
+    expect(run.body).toMatchObject({ result: 'platform_two', metadata: { capability_calls: 0 } });
+  });
+
+  it('describes the module with the package signatures, and the compiled prompt lists them', async () => {
+    const described = await callTool(client, 'describe_capabilities', { capability: 'camelCase' });
+    expect(described.text).toMatch(/^\/\/ @capabilities\/change-case\n/);
+    expect(described.text).toContain('export function camelCase(input: string, options?: PascalCaseOptions): string;');
+    const { prompt } = (await callTool(client, 'inject', { spaceId: 'npm' })).body as { prompt: string };
+    expect(prompt).toContain("`import { snakeCase } from '@capabilities/cases';`");
+    expect(prompt).toContain("an npm package's functions keep their own signatures, as listed");
+    expect(prompt).toContain("// import { snakeCase } from '@capabilities/cases'\nsnakeCase(input: string, options?: Options): string // Convert a string to snake case (`foo_bar`).");
   });
 });
 

@@ -50,11 +50,15 @@ describe('npm run pack', () => {
     expect(result.code, result.stderr).toBe(0);
     const tarballs = readdirSync(join(ROOT, 'packs')).sort();
     expect(tarballs).toEqual(packages.map((dir) => `agent-spaces-${dir}-${rootPkg.version}.tgz`));
-    for (const tarball of tarballs) {
+    for (const [i, tarball] of tarballs.entries()) {
       const { stdout } = await run('tar', ['-tzf', join(ROOT, 'packs', tarball)]);
       const files = stdout.split('\n');
       expect(files).toEqual(expect.arrayContaining(['package/LICENSE', 'package/CHANGELOG.md', 'package/package.json']));
-      expect(files.some((file) => /^package\/dist\/.+\.bundle\.js$/.test(file))).toBe(true);
+      // The built file the package's entry names (its exports' default, or its main).
+      const pkg = JSON.parse(readFileSync(join(ROOT, 'packages', packages[i]!, 'package.json'), 'utf8')) as { main?: string; exports?: { '.': { default: string } } };
+      const entry = (pkg.exports?.['.'].default ?? pkg.main)!;
+      expect(entry).toMatch(/^\.\/dist\//);
+      expect(files).toContain(`package/${entry.slice(2)}`);
       expect(files.filter((file) => file.startsWith('package/src/'))).toEqual([]);
     }
     expect(result.stdout).toContain(`Install them into your app with: npm install ${join(ROOT, 'packs')}/*.tgz`);

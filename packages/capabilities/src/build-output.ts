@@ -54,7 +54,7 @@ export const CAPABILITY_FILES = {
 export type CapabilityFileName = (typeof CAPABILITY_FILES)[keyof typeof CAPABILITY_FILES];
 
 /** Version of the `catalog.json` format; a file of another version is read as stale. */
-export const CATALOG_VERSION = 2;
+export const CATALOG_VERSION = 3;
 
 /** `catalog.json`: the searchable functions of one capability, written by the compiler. */
 export interface CapabilityCatalog {
@@ -67,8 +67,13 @@ export interface CapabilityCatalog {
 
 /** One function of a `catalog.json`. */
 export interface CatalogFunction {
-  /** How agent code calls it (`trainSchedule.getSchedule`). */
+  /** How agent code calls it (`trainSchedule.getSchedule`); its first part is what agent code imports. */
   path: string;
+  /**
+   * The capability function it is (`getSchedule`, `alerts.clear`: the name policies and `hideFunctions` see); absent
+   * for an export of a `sandbox`-mode npm package, which runs in the sandbox and is no capability function.
+   */
+  function?: string;
   /** One line, with a parameters interface inlined (`trainSchedule.getSchedule(params?: { station?: string }): Promise<Trip[]>`). */
   signature: string;
   /** The doc comment's first sentence. */
@@ -231,6 +236,7 @@ function catalogEntries(value: unknown, module: string, file: string): CatalogEn
     const at = `/functions/${index}`;
     if (!isRecord(fn)) fail(at, 'must be an object');
     for (const key of ['path', 'signature', 'summary', 'doc']) if (typeof fn[key] !== 'string') fail(`${at}/${key}`, 'must be a string');
+    if (fn.function !== undefined && typeof fn.function !== 'string') fail(`${at}/function`, 'must be a string');
     const related = fn.related;
     if (!isStrings(related) || !related.every((name) => Object.hasOwn(types, name))) fail(`${at}/related`, 'must list names of /types');
     const words = fn.words;
@@ -241,6 +247,7 @@ function catalogEntries(value: unknown, module: string, file: string): CatalogEn
     return {
       module,
       path,
+      ...(typeof fn.function === 'string' ? { function: fn.function } : {}),
       signature,
       summary,
       doc,

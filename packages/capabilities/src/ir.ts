@@ -1,3 +1,4 @@
+import type { CapabilityCatalog } from './build-output.js';
 import type { CapabilityConfig } from './define-tool.js';
 import type { JsonSchema, ObjectSchema } from './json-schema.js';
 
@@ -114,9 +115,11 @@ export interface CapabilityIR {
   /**
    * The module given whole instead of generated: a `sandbox`-mode npm package bundled into `code` (the sandbox's
    * `@capabilities/<id>`, no call leaves it) and typed by its own declarations (`declarations`, the `index.d.ts`).
-   * Such a capability has no functions, but the skills (`@capabilities/skills`, also given whole) list theirs.
+   * Such a capability has no functions, but the skills (`@capabilities/skills`, also given whole) list theirs. An npm
+   * package brings its `catalog` too (its functions' own signatures), written as `catalog.json` instead of one made
+   * from `functions`.
    */
-  module?: { code: string; declarations: string };
+  module?: { code: string; declarations: string; catalog?: CapabilityCatalog };
   /** The npm package the capability was built from (also in `meta.json`). */
   package?: PackageInfo;
   /** The packages bundled into its `host.mjs`, with their versions (also in `meta.json`). */

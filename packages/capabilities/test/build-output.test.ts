@@ -39,6 +39,7 @@ const CATALOG: CapabilityCatalog = {
   functions: [
     {
       path: 'trains.list',
+      function: 'list',
       signature: 'trains.list(): Promise<Trip[]>',
       summary: 'Lists trips.',
       doc: 'Lists trips.',
@@ -138,6 +139,7 @@ describe('readCatalog', () => {
     const bad = (fn: Record<string, unknown>) => JSON.stringify({ ...CATALOG, functions: [{ ...CATALOG.functions[0], ...fn }] });
     for (const [text, pointer] of [
       [bad({ signature: 1 }), '/functions/0/signature'],
+      [bad({ function: ['list'] }), '/functions/0/function'],
       [bad({ related: ['Nope'] }), '/functions/0/related'],
       [bad({ words: { name: [] } }), '/functions/0/words'],
       [JSON.stringify({ ...CATALOG, types: [] }), '/types'],

@@ -37,8 +37,8 @@ export async function buildCatalog(space: Pick<Space, 'capabilities' | 'declarat
   for (const id of space.capabilities) {
     modules.set(CAPABILITY_PREFIX + id, declarations.get(`${id}.d.ts`) ?? '');
     const offered = space.functions?.get(id);
-    // `path` is how agent code calls the function: `<exportName>.<function>`.
-    entries.push(...readCatalog(dir, id).filter((entry) => !offered || offered.includes(entry.path.slice(entry.path.indexOf('.') + 1))));
+    // An entry without `function` (a sandbox-mode npm package's export) is no capability function: nothing hides it.
+    entries.push(...readCatalog(dir, id).filter((entry) => !offered || entry.function === undefined || offered.includes(entry.function)));
   }
   return { entries, modules };
 }

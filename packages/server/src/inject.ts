@@ -5,11 +5,13 @@ import { MCP_RESULT_NOTE, formatModules, returnsMcpResult } from './search.js';
 
 /**
  * How to write code for a space: part of every compiled prompt and of the server's instructions. The import example
- * uses the first capability module among `entries` (catalog order), or says the space has none; the note on MCP
- * results is there when one of them returns one.
+ * uses the first capability function among `entries` (catalog order; else a sandbox-mode npm package's export), or
+ * says the space has none; the note on MCP results is there when one of them returns one.
  */
 export function codeInstructions(entries: readonly CatalogEntry[]): string {
-  const first = entries.find((e) => e.module.startsWith(CAPABILITY_PREFIX));
+  // A capability function makes the example, as the line describes it; a space of npm packages only takes theirs.
+  const modules = entries.filter((e) => e.module.startsWith(CAPABILITY_PREFIX));
+  const first = modules.find((e) => e.function !== undefined) ?? modules[0];
   const importLine = first
     ? `- Import capabilities as ES modules: \`import { ${first.path.split('.')[0]} } from '${first.module}';\`. Each function`
     : `- Capabilities are ES modules (\`import { … } from '${CAPABILITY_PREFIX}<id>';\`); this space has none, only \`${STD_MODULE}\`. Each function`;
@@ -18,7 +20,7 @@ export function codeInstructions(entries: readonly CatalogEntry[]): string {
     'Do the work by writing one TypeScript script and running it with the `execute` tool (or `send_code` in a session from',
     '`create_session`, where top-level declarations persist between calls) instead of making many separate tool calls.',
     importLine,
-    '  takes one params object and returns a Promise.',
+    `  takes one params object and returns a Promise${modules.some((e) => e.function === undefined) ? "; an npm package's functions keep their own signatures, as listed" : ''}.`,
     '- `export default <value>` (or a top-level `return`) is the result; `console.log` output comes back as logs.',
     '- The script is typechecked before it runs; type errors come back with their line.',
     '- A failed call throws an error with a stable `code` (`INVALID_PARAMS`, `APPROVAL_DENIED`, …) that the script can catch.',

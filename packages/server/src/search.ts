@@ -86,7 +86,7 @@ function oneTypoApart(a: string, b: string): boolean {
 }
 
 /**
- * The text answer of `search_capabilities`: matches grouped by module under a `// from '<module>'` line, each as a
+ * The text answer of `search_capabilities`: matches grouped by module under their import line, each as a
  * name, a one-line signature with its summary, or its doc comment, signature and the types it uses.
  */
 export function formatSearch(query: string, hits: readonly SearchHit[], detail: SearchDetail, limit: number, catalog: Catalog): string {
@@ -100,11 +100,14 @@ export function formatSearch(query: string, hits: readonly SearchHit[], detail: 
   return lines.join('\n');
 }
 
-/** `entries` grouped by module under a `// from '<module>'` line, each shown at `detail`. */
+/**
+ * `entries` grouped by module under the import line agent code writes for them (`// import { trainSchedule } from
+ * '@capabilities/trains'`: the first part of each path), each shown at `detail`.
+ */
 export function formatModules(entries: readonly CatalogEntry[], detail: SearchDetail): string[] {
   const lines: string[] = [];
   for (const [module, group] of groupBy(entries, (e) => e.module)) {
-    lines.push(`// from '${module}'`);
+    lines.push(`// import { ${[...new Set(group.map((e) => e.path.split('.')[0]))].join(', ')} } from '${module}'`);
     for (const entry of group) lines.push(...formatEntry(entry, detail));
   }
   return lines;

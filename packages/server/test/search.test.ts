@@ -209,9 +209,9 @@ describe('formatSearch', () => {
   it('shows names, one-line signatures or full docs grouped by module', async () => {
     const c = await catalogOf();
     const hits = searchCatalog(c, 'weather');
-    expect(formatSearch('weather', hits, 'names', 5, c)).toBe("// from '@capabilities/weather'\nweather.getWeather");
+    expect(formatSearch('weather', hits, 'names', 5, c)).toBe("// import { weather } from '@capabilities/weather'\nweather.getWeather");
     expect(formatSearch('weather', hits, 'signatures', 5, c)).toBe(
-      "// from '@capabilities/weather'\n" +
+      "// import { weather } from '@capabilities/weather'\n" +
         'weather.getWeather(params: { location: string; unit?: "celsius" | "fahrenheit" }): Promise<WeatherResult> // Get current weather for a location',
     );
     const full = formatSearch('weather', hits, 'full', 5, c);

@@ -94,7 +94,7 @@ describe('search_capabilities', () => {
     const answer = await callTool(client, 'search_capabilities', { query: 'train details' });
     expect(answer.isError).toBe(false);
     const lines = answer.text.split('\n');
-    expect(lines[0]).toBe("// from '@capabilities/trains'");
+    expect(lines[0]).toBe("// import { trainSchedule } from '@capabilities/trains'");
     expect(lines[1]).toMatch(/^trainSchedule\.getTrainDetails\(params: \{ trainId: string;? ?\}\): Promise<.*> \/\/ Get details for a specific train$/);
     expect(answer.text).not.toContain('vault');
   });
@@ -107,7 +107,7 @@ describe('search_capabilities', () => {
     expect(full.text).toContain('Get the scheduled trains of a station');
     expect(full.text).toContain('Station name');
     const limited = await callTool(client, 'search_capabilities', { query: 'train', detail: 'names', limit: 1 });
-    expect(limited.text.split('\n')).toEqual(["// from '@capabilities/trains'", 'trainSchedule.getTrainDetails', '// 1 more match: raise limit or refine the query']);
+    expect(limited.text.split('\n')).toEqual(["// import { trainSchedule } from '@capabilities/trains'", 'trainSchedule.getTrainDetails', '// 1 more match: raise limit or refine the query']);
   });
 
   it('names the field of an invalid detail or a missing query', async () => {

@@ -15,8 +15,9 @@ import type { DeclarationsResult } from './declarations.js';
 import { docBody } from './escape.js';
 import { oneLine } from './one-line.js';
 
-/** The `catalog.json` of `capability`, whose `index.d.ts` is `declarations`. */
+/** The `catalog.json` of `capability`, whose `index.d.ts` is `declarations` (the module's own, when it brings one). */
 export function emitCatalog(capability: CapabilityIR, declarations: DeclarationsResult): CapabilityCatalog {
+  if (capability.module?.catalog) return capability.module.catalog;
   const module = CAPABILITY_PREFIX + capability.id;
   const context = docText(capability.description ? [capability.description] : []);
   const types: Record<string, string> = {};
@@ -28,7 +29,7 @@ export function emitCatalog(capability: CapabilityIR, declarations: Declarations
     for (const name of related) types[name] = declarations.types.get(name)!;
     const text = docText(doc);
     const fields = [...schemaFieldNames(fn.parameters), ...schemaFieldNames(fn.returns)];
-    return { path, signature: `${path}(${param}): Promise<${oneLine(result)}>`, ...searchFields(module, path, text, context, fields), doc: text, related };
+    return { path, function: fn.name, signature: `${path}(${param}): Promise<${oneLine(result)}>`, ...searchFields(module, path, text, context, fields), doc: text, related };
   });
   return { version: CATALOG_VERSION, types, functions };
 }

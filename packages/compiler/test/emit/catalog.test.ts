@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CapabilityIR } from '@agent-spaces/capabilities';
+import { CATALOG_VERSION, type CapabilityIR } from '@agent-spaces/capabilities';
 import { emitCatalog } from '../../src/emit/catalog.js';
 import { declarationsCatalog } from '../../src/emit/catalog-dts.js';
 import { emitDeclarations } from '../../src/emit/declarations.js';
@@ -26,7 +26,7 @@ describe('emitCatalog', () => {
       description: 'Timetables',
     };
     expect(catalogOf(capability)).toEqual({
-      version: 2,
+      version: CATALOG_VERSION,
       types: {
         GetScheduleParams: 'export interface GetScheduleParams {\n    /** Station name */\n    station?: string;\n    when?: Slot;\n  }',
         Slot: 'export type Slot = "am" | "pm";',
@@ -35,6 +35,7 @@ describe('emitCatalog', () => {
       functions: [
         {
           path: 'trains.getSchedule',
+          function: 'getSchedule',
           signature: 'trains.getSchedule(params?: { station?: string; when?: Slot }): Promise<Trip[]>',
           summary: 'Get the trains.',
           doc: 'Get the trains. Of one station.\n@param params.station Station name',

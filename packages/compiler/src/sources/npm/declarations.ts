@@ -67,7 +67,8 @@ export async function packageDeclarations(id: string, dir: string, entry: string
       visit(statement);
       const isGlobal = typescript.isModuleDeclaration(statement) && (statement.flags & typescript.NodeFlags.GlobalAugmentation) !== 0;
       const declare = typescript.canHaveModifiers(statement) ? typescript.getModifiers(statement)?.find((m) => m.kind === typescript.SyntaxKind.DeclareKeyword) : undefined;
-      if (declare && !isGlobal) edits.push({ start: declare.getStart(source), end: declare.end, text: '' });
+      // `declare` goes with the space after it: `export declare function` → `export function`.
+      if (declare && !isGlobal) edits.push({ start: declare.getStart(source), end: declare.end + (text[declare.end] === ' ' ? 1 : 0), text: '' });
     }
     edits.sort((a, b) => b.start - a.start);
     let body = text;

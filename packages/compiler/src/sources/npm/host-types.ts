@@ -1,10 +1,10 @@
 /**
- * The functions a `host`-mode package exports, read from its declarations with the TypeScript checker: each exported
- * function, and each function of an exported object, with its parameters' names and JSON Schemas derived from their
- * types (what the bridge validates calls against).
+ * The functions a `host`-mode package exports, with their parameters' names and JSON Schemas derived from their types
+ * (what the bridge validates calls against).
  */
 import type { Diagnostic, JsonSchema } from '@agent-spaces/capabilities';
 import type ts from 'typescript';
+import { packageExports, type PackageExport } from './exports.js';
 
 /** One parameter of a package function. */
 interface PackageParam {
@@ -13,9 +13,8 @@ interface PackageParam {
   optional: boolean;
 }
 
-/** One function of a package: `camelCase`, or `client.get` for a function of an exported object. */
-export interface PackageFunction {
-  path: string;
+/** One function of a package that can be called across the bridge. */
+export interface PackageFunction extends PackageExport {
   description?: string;
   params: PackageParam[];
 }
@@ -37,12 +36,9 @@ export function packageFunctions(
   const checker = program.getTypeChecker();
   const diagnostics: Diagnostic[] = [];
   const warn = (message: string) => diagnostics.push({ code: 'INVALID_DEFINITION', severity: 'warning', file: label, message });
-  const source = program.getSourceFile(entry);
-  const moduleSymbol = source && checker.getSymbolAtLocation(source);
-  if (!moduleSymbol) return { functions: [], diagnostics: [{ code: 'INVALID_DEFINITION', severity: 'error', file: label, message: `${label}: its declarations are not a module` }] };
+  const exported = packageExports(typescript, program, entry, exports);
+  if (!exported) return { functions: [], diagnostics: [{ code: 'INVALID_DEFINITION', severity: 'error', file: label, message: `${label}: its declarations are not a module` }] };
   const functions: PackageFunction[] = [];
-  const wanted = exports ? new Set(exports) : undefined;
-  const found = new Set<string>();
 
   const toSchema = (type: ts.Type, where: string, depth: number, seen: Set<ts.Type>): JsonSchema | undefined => {
     const flags = type.flags;
@@ -99,10 +95,8 @@ export function packageFunctions(
     return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), ...(additional ? { additionalProperties: additional } : {}) };
   };
 
-  const addFunction = (path: string, type: ts.Type, symbol: ts.Symbol) => {
-    const signatures = checker.getSignaturesOfType(type, typescript.SignatureKind.Call);
-    // The last overload is the one `Parameters<typeof fn>` (the declared signature agent code sees) takes.
-    const signature = signatures.at(-1)!;
+  const addFunction = (fn: PackageExport) => {
+    const { path, symbol, signature } = fn;
     const params: PackageParam[] = [];
     for (const [index, parameter] of signature.getParameters().entries()) {
       const declaration = parameter.valueDeclaration as ts.ParameterDeclaration | undefined;
@@ -113,29 +107,13 @@ export function packageFunctions(
       params.push({ name, schema, optional: declaration ? checker.isOptionalParameter(declaration) : false });
     }
     const description = typescript.displayPartsToString(symbol.getDocumentationComment(checker)).trim();
-    functions.push({ path, params, ...(description ? { description } : {}) });
+    functions.push({ ...fn, params, ...(description ? { description } : {}) });
   };
 
-  for (let symbol of checker.getExportsOfModule(moduleSymbol)) {
-    const name = symbol.name;
-    if (name === 'default' || (wanted && !wanted.has(name))) continue;
-    found.add(name);
-    if (symbol.flags & typescript.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
-    if (!(symbol.flags & typescript.SymbolFlags.Value)) continue;
-    const type = checker.getTypeOfSymbol(symbol);
-    if (symbol.flags & typescript.SymbolFlags.Class) {
-      warn(`${name}: a class cannot be constructed across the bridge; it is left out`);
-    } else if (checker.getSignaturesOfType(type, typescript.SignatureKind.Call).length > 0) {
-      addFunction(name, type, symbol);
-    } else if (type.flags & typescript.TypeFlags.Object) {
-      for (const member of checker.getPropertiesOfType(type)) {
-        const memberType = checker.getTypeOfSymbol(member);
-        if (checker.getSignaturesOfType(memberType, typescript.SignatureKind.Call).length > 0) addFunction(`${name}.${member.name}`, memberType, member);
-      }
-    }
-  }
-  for (const name of wanted ?? []) {
-    if (!found.has(name)) diagnostics.push({ code: 'INVALID_DEFINITION', severity: 'error', file: label, message: `${label}: exports names "${name}", which the package does not export` });
+  for (const name of exported.classes) warn(`${name}: a class cannot be constructed across the bridge; it is left out`);
+  exported.functions.forEach(addFunction);
+  for (const name of exported.missing) {
+    diagnostics.push({ code: 'INVALID_DEFINITION', severity: 'error', file: label, message: `${label}: exports names "${name}", which the package does not export` });
   }
   return { functions, diagnostics };
 }

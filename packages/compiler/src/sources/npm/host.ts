@@ -5,24 +5,36 @@
  * name), its declarations (the package's own types, results wrapped in `Promise`), and `host.mjs`, the package
  * bundled with esbuild behind one export per function (params object → positional arguments).
  */
-import { BRIDGE_MODULE, CAPABILITY_PREFIX, type Diagnostic, type FunctionIR } from '@agent-spaces/capabilities';
-import type { BuildFailure } from 'esbuild';
+import { BRIDGE_MODULE, CAPABILITY_PREFIX, type CapabilityCatalog, type Diagnostic, type FunctionIR } from '@agent-spaces/capabilities';
 import { HOST_BUNDLE_OPTIONS } from '../../bundle.js';
 import { stringLiteral } from '../../emit/escape.js';
 import { sourcePrograms } from '../define-tool/program.js';
+import { bundleText, type Bundle } from './bundle-text.js';
+import { packageCatalog } from './catalog.js';
 import type { NpmSource } from './config.js';
 import type { PackageDeclarations } from './declarations.js';
 import { packageFunctions, type PackageFunction } from './host-types.js';
+import type { InstalledPackage } from './package.js';
 
 /** What a host-mode package becomes, or the problems that stopped it. */
 export type HostPackage =
-  | { ok: true; functions: FunctionIR[]; code: string; declarations: string; hostModule: string; diagnostics: Diagnostic[] }
+  | { ok: true; functions: FunctionIR[]; code: string; declarations: string; catalog: CapabilityCatalog; hostModule: string; diagnostics: Diagnostic[] }
   | { ok: false; diagnostics: Diagnostic[] };
 
-/** Reads the functions of the package (declarations entry `types`) and generates its module, declarations and host module. */
-export async function hostPackage(source: NpmSource, types: string, declarations: PackageDeclarations, rootDir: string, label: string): Promise<HostPackage> {
+/**
+ * Reads the functions of the package `installed` (with a declarations entry) and generates its module, declarations,
+ * catalog and host module.
+ */
+export async function hostPackage(
+  source: NpmSource,
+  installed: InstalledPackage & { types: string },
+  declarations: PackageDeclarations,
+  rootDir: string,
+  label: string,
+): Promise<HostPackage> {
   const typescript = (await import('typescript')).default;
-  const { functions, diagnostics } = packageFunctions(typescript, sourcePrograms(typescript).programFor(types), types, source.exports, label);
+  const program = sourcePrograms(typescript).programFor(installed.types);
+  const { functions, diagnostics } = packageFunctions(typescript, program, installed.types, source.exports, label);
   if (diagnostics.some((d) => d.severity === 'error')) return { ok: false, diagnostics };
   if (functions.length === 0) {
     return { ok: false, diagnostics: [...diagnostics, { code: 'INVALID_DEFINITION', severity: 'error', file: label, message: `${label}: the package exports no function that can be called across the bridge` }] };
@@ -34,6 +46,7 @@ export async function hostPackage(source: NpmSource, types: string, declarations
     functions: functions.map((fn) => functionIR(fn)),
     code: proxyModule(source.id, functions),
     declarations: hostDeclarations(source.id, functions, declarations),
+    catalog: packageCatalog(typescript, program, source, functions, installed.description),
     hostModule: host.code,
     diagnostics,
   };
@@ -112,13 +125,7 @@ function hostDeclarations(id: string, functions: readonly PackageFunction[], dec
 }
 
 /** `host.mjs`: the package bundled (so the output runs wherever it is moved) behind one export per function path. */
-async function bundleHostModule(
-  specifier: string,
-  functions: readonly PackageFunction[],
-  rootDir: string,
-  label: string,
-): Promise<{ ok: true; code: string } | { ok: false; diagnostics: Diagnostic[] }> {
-  const { build } = await import('esbuild');
+function bundleHostModule(specifier: string, functions: readonly PackageFunction[], rootDir: string, label: string): Promise<Bundle> {
   const exports = functions.map((fn, i) => {
     const target = `pkg${fn.path.split('.').map((part) => `[${stringLiteral(part)}]`).join('')}`;
     const args = fn.params.map((p) => `params[${stringLiteral(p.name)}]`).join(', ');
@@ -127,19 +134,5 @@ async function bundleHostModule(
   const contents =
     `import * as pkg from ${stringLiteral(specifier)};\n${exports.map((e) => e.line).join('\n')}\n` +
     `export { ${exports.map((e) => `${e.local} as ${stringLiteral(e.name)}`).join(', ')} };\n`;
-  try {
-    const result = await build({
-      stdin: { contents, resolveDir: rootDir, sourcefile: label, loader: 'js' },
-      absWorkingDir: rootDir,
-      ...HOST_BUNDLE_OPTIONS,
-      legalComments: 'none',
-      write: false,
-      logLevel: 'silent',
-    });
-    return { ok: true, code: result.outputFiles[0]?.text ?? '' };
-  } catch (error) {
-    const errors = (error as Partial<BuildFailure>).errors;
-    if (!Array.isArray(errors)) throw error;
-    return { ok: false, diagnostics: errors.map((e) => ({ code: 'INVALID_DEFINITION', severity: 'error', file: label, message: `${label}: ${e.text}` })) };
-  }
+  return bundleText({ contents, loader: 'js', rootDir, label }, HOST_BUNDLE_OPTIONS);
 }

@@ -4,18 +4,15 @@
  */
 import { isBuiltin } from 'node:module';
 import { relative } from 'node:path';
-import type { Diagnostic } from '@agent-spaces/capabilities';
-import type { BuildFailure, Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { toPosix } from '../../inputs.js';
+import { bundleText, type Bundle } from './bundle-text.js';
 import type { NpmSource } from './config.js';
-
-/** The bundled module, or the problems that stopped it. */
-export type SandboxBundle = { ok: true; code: string } | { ok: false; diagnostics: Diagnostic[] };
 
 /**
  * Bundles the named exports of the package (only `exports` when given), resolved from `rootDir`, for the isolate.
  */
-export async function bundleForSandbox(source: NpmSource, rootDir: string, label: string): Promise<SandboxBundle> {
+export async function bundleForSandbox(source: NpmSource, rootDir: string, label: string): Promise<Bundle> {
   const { package: pkg, exports } = source;
   const specifier = JSON.stringify(source.dir ?? pkg);
   const contents = exports ? `export { ${exports.join(', ')} } from ${specifier};\n` : `export * from ${specifier};\n`;
@@ -41,9 +38,8 @@ export interface BundleRequest {
  * Bundles `contents` and what it imports into one ES module for the isolate (ES2022, no platform): the one bundler path
  * of sandbox code. `process.env.NODE_ENV` is `"production"`, as bundlers for browsers set it.
  */
-export async function bundleModule(request: BundleRequest): Promise<SandboxBundle> {
+export async function bundleModule(request: BundleRequest): Promise<Bundle> {
   const { contents, rootDir, label, owner } = request;
-  const { build } = await import('esbuild');
   const refuseBuiltins: Plugin = {
     name: 'refuse-node-builtins',
     setup(b) {
@@ -60,10 +56,9 @@ export async function bundleModule(request: BundleRequest): Promise<SandboxBundl
       });
     },
   };
-  try {
-    const result = await build({
-      stdin: { contents, resolveDir: rootDir, sourcefile: label, loader: request.loader ?? 'js' },
-      absWorkingDir: rootDir,
+  return bundleText(
+    { contents, loader: request.loader ?? 'js', rootDir, label },
+    {
       bundle: true,
       format: 'esm',
       platform: 'neutral',
@@ -71,24 +66,8 @@ export async function bundleModule(request: BundleRequest): Promise<SandboxBundl
       mainFields: ['module', 'main'],
       conditions: ['import', 'module', 'default'],
       define: { 'process.env.NODE_ENV': '"production"' },
-      legalComments: 'none',
       plugins: [refuseBuiltins],
       ...(request.external ? { external: request.external } : {}),
-      write: false,
-      logLevel: 'silent',
-    });
-    return { ok: true, code: result.outputFiles[0]?.text ?? '' };
-  } catch (error) {
-    const errors = (error as Partial<BuildFailure>).errors;
-    if (!Array.isArray(errors)) throw error;
-    return {
-      ok: false,
-      diagnostics: errors.map((e) => ({
-        code: 'INVALID_DEFINITION',
-        severity: 'error',
-        file: label,
-        message: e.location && !e.text.startsWith(`${owner} cannot run`) ? `${e.text} (${e.location.file}:${e.location.line})` : e.text,
-      })),
-    };
-  }
+    },
+  );
 }

@@ -2,9 +2,10 @@
  * The npm source: a package named in the config's `capabilities` becomes `@capabilities/<id>`, typed by its own
  * declarations. In `sandbox` mode (the default) the package is bundled into the isolate: its calls never leave the
  * sandbox, so the capability has no host functions. In `host` mode each of its functions is a capability function
- * that runs on the host (see `host.ts`).
+ * that runs on the host (see `host.ts`). Either way its catalog lists its functions with their own signatures
+ * (`catalog.ts`), so search finds them.
  */
-import { CAPABILITY_FILES, CAPABILITY_PREFIX, type CapabilityIR, type Diagnostic } from '@agent-spaces/capabilities';
+import { CAPABILITY_FILES, CAPABILITY_PREFIX, type CapabilityCatalog, type CapabilityIR, type Diagnostic } from '@agent-spaces/capabilities';
 import { stringLiteral } from '../../emit/escape.js';
 import { identifier } from '../../ir/names.js';
 import type { SourceContext, SourceResult } from '../types.js';
@@ -15,6 +16,9 @@ import { npmCacheKey, readCachedNpmSource, writeCachedNpmSource } from './cache.
 import { compilerVersion } from '../../build.js';
 import { bundleForSandbox } from './sandbox.js';
 import { hostPackage } from './host.js';
+import { packageCatalog } from './catalog.js';
+import { packageExports } from './exports.js';
+import { sourcePrograms } from '../define-tool/program.js';
 
 /** The label of a package's report entries and IR: `npm:<package>`, or `npm:<package> as <id>` under another name. */
 export function npmLabel(source: NpmSource): string {
@@ -59,26 +63,38 @@ async function readInstalled(source: NpmSource, installed: InstalledPackage & { 
     package: { name: installed.name, version: installed.version, mode: source.mode },
   };
   if (source.mode === 'host') {
-    const host = await hostPackage(source, installed.types, declarations, context.rootDir, label);
+    const host = await hostPackage(source, installed, declarations, context.rootDir, label);
     const diagnostics = [...declarations.diagnostics, ...host.diagnostics];
     if (!host.ok) return { capabilities: [], diagnostics, inputs, hostModules: {} };
     const capability: CapabilityIR = {
       ...base,
       functions: host.functions,
       executor: { kind: 'module', module: CAPABILITY_FILES.host },
-      module: { code: host.code, declarations: host.declarations },
+      module: { code: host.code, declarations: host.declarations, catalog: host.catalog },
     };
     return { capabilities: [capability], diagnostics, inputs, hostModules: { [source.id]: host.hostModule } };
   }
   const bundle = await bundleForSandbox(source, context.rootDir, label);
   if (!bundle.ok) return { capabilities: [], diagnostics: bundle.diagnostics, inputs, hostModules: {} };
+  const sandbox = await sandboxCatalog(source, installed, label);
   const capability: CapabilityIR = {
     ...base,
     functions: [],
     executor: { kind: 'runtime' },
-    module: { code: bundle.code, declarations: sandboxDeclarations(source, declarations) },
+    module: { code: bundle.code, declarations: sandboxDeclarations(source, declarations), catalog: sandbox.catalog },
   };
-  return { capabilities: [capability], diagnostics: declarations.diagnostics, inputs, hostModules: {} };
+  return { capabilities: [capability], diagnostics: [...declarations.diagnostics, ...sandbox.diagnostics], inputs, hostModules: {} };
+}
+
+/** The catalog of a sandbox-mode package: every function it exports (callbacks welcome: nothing crosses a bridge). */
+async function sandboxCatalog(source: NpmSource, installed: InstalledPackage & { types: string }, label: string): Promise<{ catalog: CapabilityCatalog; diagnostics: Diagnostic[] }> {
+  const typescript = (await import('typescript')).default;
+  const program = sourcePrograms(typescript).programFor(installed.types);
+  const exported = packageExports(typescript, program, installed.types, source.exports);
+  const diagnostics: Diagnostic[] = exported
+    ? []
+    : [{ code: 'INVALID_DEFINITION', severity: 'warning', file: label, message: `${label}: its declarations are not a module; search finds none of its functions` }];
+  return { catalog: packageCatalog(typescript, program, source, exported?.functions ?? [], installed.description), diagnostics };
 }
 
 /** `@capabilities/<id>` re-exporting the package's entry (only `exports` when given), then the package's modules. */
