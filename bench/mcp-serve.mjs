@@ -82,6 +82,43 @@ const HITS = [
   ['deleted entity names', 'memory.deleteEntities'],
 ];
 
+/**
+ * Queries in other words than the tools' own (synonyms an agent uses), written after the search was tuned on HITS and
+ * before its synonym list, which was written with them in view. Reported apart.
+ */
+const FRESH = [
+  ['delete a person from the graph', 'memory.deleteEntities'],
+  ['store a note about someone', 'memory.addObservations'],
+  ['connect two people', 'memory.createRelations'],
+  ['list folder contents', 'filesystem.listDirectory'],
+  ['create a folder', 'filesystem.createDirectory'],
+  ['look up entities by keyword', 'memory.searchNodes'],
+  ['save text to a file', 'filesystem.writeFile'],
+  ['remove observations', 'memory.deleteObservations'],
+  ['print a message', 'everything.echo'],
+  ['calculate the total of two numbers', 'everything.getSum'],
+  ['view an image', 'filesystem.readMediaFile'],
+  ['show the directory structure', 'filesystem.directoryTree'],
+  ['get file metadata', 'filesystem.getFileInfo'],
+  ['rename a folder', 'filesystem.moveFile'],
+];
+
+/** Queries written after the synonym list and never tuned on: the figure least fitted to this bench. */
+const UNSEEN = [
+  ['get details about a file', 'filesystem.getFileInfo'],
+  ['list everything in the knowledge graph', 'memory.readGraph'],
+  ['add a link between two entities', 'memory.createRelations'],
+  ['remove a connection between entities', 'memory.deleteRelations'],
+  ['modify a file', 'filesystem.editFile'],
+  ['new folder', 'filesystem.createDirectory'],
+  ['look for files by name', 'filesystem.searchFiles'],
+  ['read many files', 'filesystem.readMultipleFiles'],
+  ['environment settings', 'everything.getEnv'],
+  ['think through a problem', 'thinking.sequentialthinking'],
+  ['record a new person', 'memory.createEntities'],
+  ['show allowed folders', 'filesystem.listAllowedDirectories'],
+];
+
 const dir = await mkdtemp(join(tmpdir(), 'agent-spaces-bench-'));
 try {
   const servers = [
@@ -145,16 +182,27 @@ try {
   console.log('');
   console.log(`typical (median) search answer: ${median} tokens = ${percent(median, rawTokens)} of the raw listing — goal ≤ 2 %: ${ok ? 'met' : 'NOT met'}`);
   console.log('');
-  let found = 0;
-  const misses = [];
-  for (const [query, want] of HITS) {
-    const answer = await text('search_capabilities', { query, detail: 'names', limit: 3 });
-    if (answer.split('\n').includes(want)) found++;
-    else misses.push(`  miss: ${JSON.stringify(query)} wants ${want}, got ${answer.split('\n').filter((l) => !l.startsWith('//')).join(', ') || 'nothing'}`);
-  }
-  const rate = found / HITS.length;
-  console.log(`search hit rate (wanted function in the top 3): ${found}/${HITS.length} = ${(100 * rate).toFixed(0)} % — goal ≥ 90 %: ${rate >= 0.9 ? 'met' : 'NOT met'}`);
-  for (const miss of misses) console.log(miss);
+  /** How many of `queries` find their function in the top 3, and the misses. */
+  const hitRate = async (queries) => {
+    let found = 0;
+    const misses = [];
+    for (const [query, want] of queries) {
+      const answer = await text('search_capabilities', { query, detail: 'names', limit: 3 });
+      if (answer.split('\n').includes(want)) found++;
+      else misses.push(`  miss: ${JSON.stringify(query)} wants ${want}, got ${answer.split('\n').filter((l) => !l.startsWith('//')).join(', ') || 'nothing'}`);
+    }
+    return { found, rate: found / queries.length, misses };
+  };
+  const hits = await hitRate(HITS);
+  const rate = hits.rate;
+  console.log(`search hit rate (wanted function in the top 3): ${hits.found}/${HITS.length} = ${(100 * rate).toFixed(0)} % — goal ≥ 90 %: ${rate >= 0.9 ? 'met' : 'NOT met'}`);
+  for (const miss of hits.misses) console.log(miss);
+  const fresh = await hitRate(FRESH);
+  console.log(`fresh queries in other words (top 3): ${fresh.found}/${FRESH.length} = ${(100 * fresh.rate).toFixed(0)} %`);
+  for (const miss of fresh.misses) console.log(miss);
+  const unseen = await hitRate(UNSEEN);
+  console.log(`unseen queries (top 3): ${unseen.found}/${UNSEEN.length} = ${(100 * unseen.rate).toFixed(0)} %`);
+  for (const miss of unseen.misses) console.log(miss);
   await client.close();
   process.exitCode = ok && rate >= 0.9 ? 0 : 1;
 } finally {

@@ -32,6 +32,58 @@ const WEIGHTS: Readonly<Record<CatalogWordKind, number>> = { name: 3, module: 2,
 const RELEVANCE = 0.5;
 /** A query word of this many letters or more also matches a word one typo away (one letter added, dropped, changed or swapped). */
 const TYPO_MIN_LENGTH = 4;
+/** What a query word's synonym found in a function's words is worth, against the word itself. */
+const SYNONYM_MATCH = 0.6;
+
+/**
+ * Words agents and tool authors use for the same thing, one group a line: general software and data vocabulary, not
+ * any one server's. A query word also matches the other words of its groups, exactly, at {@link SYNONYM_MATCH}.
+ */
+const SYNONYM_GROUPS = [
+  'folder directory dir',
+  'file document',
+  'text txt',
+  'image picture photo img',
+  'show list display view',
+  'read open load view',
+  'write save store put',
+  'delete remove erase forget drop',
+  'create make new',
+  'find search lookup look query',
+  'remember memorize store record',
+  'fact observation note',
+  'person people someone user contact entity',
+  'connect link relate relation associate',
+  'move rename',
+  'edit modify change update replace',
+  'sum total add plus',
+  'message msg',
+  'info information metadata detail stat',
+  'size length',
+  'config configuration setting option',
+  'run execute start launch',
+  'stop cancel abort kill',
+  'send post submit',
+  'tree structure hierarchy',
+  'keyword term',
+  'environment env',
+  'repo repository',
+  'time date timestamp',
+];
+
+/** Each stemmed word of {@link SYNONYM_GROUPS} → the other words of its groups. */
+const SYNONYMS: ReadonlyMap<string, readonly string[]> = (() => {
+  const synonyms = new Map<string, Set<string>>();
+  for (const group of SYNONYM_GROUPS) {
+    const words = searchWords(group);
+    for (const word of words) {
+      const others = synonyms.get(word) ?? new Set<string>();
+      for (const other of words) if (other !== word) others.add(other);
+      synonyms.set(word, others);
+    }
+  }
+  return new Map([...synonyms].map(([word, others]) => [word, [...others]]));
+})();
 
 type CatalogWordKind = (typeof CATALOG_WORD_KINDS)[number];
 
@@ -39,7 +91,7 @@ type CatalogWordKind = (typeof CATALOG_WORD_KINDS)[number];
  * Scores every entry against the query's words (stemmed as the catalog's are): a word found in the function's name
  * counts 3, in its module or object path 2, among its parameter and result field names 1.5, in its doc 1, in its
  * capability's own description 0.25; a word starting with the query word (3+ letters) counts half, a word one typo
- * away (4+ letters) 0.6. Best first; entries matching nothing, or scoring under half the best, are left out.
+ * away (4+ letters) or a synonym ({@link SYNONYM_GROUPS}) 0.6. Best first; entries matching nothing, or scoring under half the best, are left out.
  */
 export function searchCatalog(catalog: Catalog, query: string): SearchHit[] {
   const terms = [...new Set(searchWords(query))];
@@ -49,7 +101,7 @@ export function searchCatalog(catalog: Catalog, query: string): SearchHit[] {
     let score = 0;
     let matched = 0;
     for (const term of terms) {
-      const best = Math.max(...CATALOG_WORD_KINDS.map((kind) => match(term, entry.words[kind]) * WEIGHTS[kind]));
+      const best = Math.max(...CATALOG_WORD_KINDS.map((kind) => matchOrSynonym(term, entry.words[kind]) * WEIGHTS[kind]));
       // A weak match (a doc prefix, a capability's description) covers its query word only in part.
       matched += Math.min(best, 1);
       score += best;
@@ -60,6 +112,13 @@ export function searchCatalog(catalog: Catalog, query: string): SearchHit[] {
   hits.sort((a, b) => b.score - a.score || a.entry.path.localeCompare(b.entry.path));
   const best = hits[0]?.score ?? 0;
   return hits.filter((hit) => hit.score >= best * RELEVANCE);
+}
+
+/** {@link match}, or {@link SYNONYM_MATCH} when a synonym of `term` is one of `candidates`. */
+function matchOrSynonym(term: string, candidates: readonly string[]): number {
+  const own = match(term, candidates);
+  if (own >= SYNONYM_MATCH) return own;
+  return SYNONYMS.get(term)?.some((synonym) => candidates.includes(synonym)) ? SYNONYM_MATCH : own;
 }
 
 function match(term: string, candidates: readonly string[]): number {

@@ -93,6 +93,19 @@ afterAll(async () => {
   await rm(rootDir, { recursive: true, force: true });
 });
 
+/** A catalog entry of `@capabilities/x` with these words only. */
+function entry(path: string, words: Partial<CatalogEntry['words']>): CatalogEntry {
+  return {
+    module: '@capabilities/x',
+    path,
+    signature: `${path}(): Promise<void>`,
+    summary: '',
+    doc: '',
+    related: [],
+    words: { name: [], module: [], fields: [], doc: [], context: [], ...words },
+  };
+}
+
 describe('buildCatalog', () => {
   it('lists object methods and namespace members, once each, with their modules', async () => {
     const { entries, modules } = await catalogOf();
@@ -186,15 +199,6 @@ describe('searchCatalog', () => {
   });
 
   it("counts words of a capability's own description far below the function's own words", () => {
-    const entry = (path: string, words: Partial<CatalogEntry['words']>): CatalogEntry => ({
-      module: '@capabilities/x',
-      path,
-      signature: `${path}(): Promise<void>`,
-      summary: '',
-      doc: '',
-      related: [],
-      words: { name: [], module: [], fields: [], doc: [], context: [], ...words },
-    });
     // An MCP server's instructions mention remembering facts about people: they are about the server, not about echo.
     const catalog: Catalog = {
       entries: [entry('x.echo', { name: ['echo'], context: ['remember', 'fact', 'person'] }), entry('x.addObservation', { doc: ['fact', 'person'] })],
@@ -202,6 +206,29 @@ describe('searchCatalog', () => {
     };
     expect(searchCatalog(catalog, 'remember a fact about a person').map((h) => h.entry.path)).toEqual(['x.addObservation']);
     expect(searchCatalog(catalog, 'remember').map((h) => h.entry.path)).toEqual(['x.echo']);
+  });
+
+  it('matches the synonyms of a query word (folder → directory, people → entities), below the word itself', () => {
+    const catalog: Catalog = {
+      entries: [
+        entry('x.listDirectory', { name: searchWords('list directory') }),
+        entry('x.createRelations', { name: searchWords('create relations'), doc: searchWords('between entities') }),
+        entry('x.deleteEntities', { name: searchWords('delete entities') }),
+        entry('x.folderColor', { name: searchWords('folder color') }),
+      ],
+      modules: new Map(),
+    };
+    const paths = (query: string) => searchCatalog(catalog, query).map((h) => h.entry.path);
+    expect(paths('show what is in a directory')[0]).toBe('x.listDirectory');
+    expect(paths('show what is in a folder')[0]).toBe('x.listDirectory');
+    expect(paths('connect two people')[0]).toBe('x.createRelations');
+    expect(paths('remove a person')[0]).toBe('x.deleteEntities');
+    // The word itself beats its synonym; a synonym is matched whole, never by prefix or typo.
+    expect(paths('folder')).toEqual(['x.folderColor', 'x.listDirectory']);
+    expect(paths('fold')).toEqual(['x.folderColor']);
+    expect(paths('fodler')).toEqual(['x.folderColor']);
+    // Words in no group match as before.
+    expect(paths('train')).toEqual([]);
   });
 });
 
