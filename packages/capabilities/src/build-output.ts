@@ -5,7 +5,7 @@
  * files, and each asynchronous read is four trips to the thread pool.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { AgentSpacesError } from './errors.js';
 import { CAPABILITY_PREFIX } from './protocol.js';
 import { isRecord } from './shape.js';
@@ -117,6 +117,15 @@ export interface CatalogEntry extends Omit<CatalogFunction, 'related'> {
 /** The output folder of a project: `outDir` (default {@link DEFAULT_OUT_DIR}) resolved against `rootDir`. */
 export function resolveOutDir(rootDir: string, outDir: string = DEFAULT_OUT_DIR): string {
   return resolve(rootDir, outDir);
+}
+
+/**
+ * The `tsconfig.json` of a folder of agent scripts or skills, `folder`: it extends the fragment of the output folder
+ * `outDir` (both absolute) and includes the folder's `.ts` files, so an editor judges them as `check` and the build do.
+ */
+export function editorTsconfig(folder: string, outDir: string): string {
+  const fragment = relative(folder, join(outDir, OUTPUT_FILES.tsconfig)).split(sep).join('/');
+  return `${JSON.stringify({ extends: fragment.startsWith('../') ? fragment : `./${fragment}`, include: ['*.ts'] }, null, 2)}\n`;
 }
 
 /** The folder holding one folder per capability, in output folder `outDir`. */

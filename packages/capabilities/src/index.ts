@@ -116,6 +116,7 @@ export {
   OUTPUT_FILES,
   builtFile,
   capabilitiesDir,
+  editorTsconfig,
   capabilityDir,
   capabilityIdOf,
   listBuiltCapabilities,

@@ -7,6 +7,7 @@ import {
   CATALOG_VERSION,
   capabilitiesDir,
   capabilityIdOf,
+  editorTsconfig,
   listBuiltCapabilities,
   readBuiltFile,
   readBuiltJson,
@@ -54,6 +55,14 @@ describe('paths', () => {
     expect(resolveOutDir('/project')).toBe(join('/project', '.agent-spaces'));
     expect(resolveOutDir('/project', 'out')).toBe(join('/project', 'out'));
     expect(capabilitiesDir('/project/out')).toBe(join('/project/out', 'capabilities'));
+  });
+
+  it("points a folder's editor tsconfig at the output folder's fragment, wherever both are", () => {
+    const extendsOf = (folder: string, out: string) => JSON.parse(editorTsconfig(folder, out)) as { extends: string; include: string[] };
+    expect(extendsOf('/project/agents', '/project/.agent-spaces')).toEqual({ extends: '../.agent-spaces/tsconfig.json', include: ['*.ts'] });
+    expect(extendsOf('/project', '/project/.agent-spaces').extends).toBe('./.agent-spaces/tsconfig.json');
+    expect(extendsOf('/project/a/b', '/project/build/out').extends).toBe('../../build/out/tsconfig.json');
+    expect(extendsOf('/project/out/agents', '/project/out').extends).toBe('../tsconfig.json');
   });
 });
 

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AgentSpacesError, CAPABILITY_PREFIX, capabilitiesDir, readCatalog } from '@agent-spaces/capabilities';
+import { AgentSpacesError, CAPABILITY_PREFIX, capabilitiesDir, editorTsconfig, readCatalog } from '@agent-spaces/capabilities';
 import type { BuildReport } from '@agent-spaces/compiler';
 import { SANDBOX_DECLARATIONS } from './space.js';
 
@@ -55,7 +55,8 @@ const MAX_CODE = 256 * 1024;
 const IMPORT_LINE = `import { skills } from '${CAPABILITY_PREFIX}skills';`;
 
 /**
- * Checks `code` against the project's built capabilities, writes it as `skills/<name>.ts` and rebuilds the project.
+ * Checks `code` against the project's built capabilities, writes it as `skills/<name>.ts` (and `skills/tsconfig.json`
+ * for editors, when there is none) and rebuilds the project.
  * Throws `INVALID_ARGUMENTS` for a bad name or code, `NAME_COLLISION` for an existing skill without `replace`,
  * `TYPE_ERROR` for code that does not typecheck and `INVALID_DEFINITION` for code that is not one exported async
  * function with declared types (the message names the skill and the problem); nothing is written then.
@@ -77,8 +78,13 @@ export async function saveSkill(options: SaveSkillOptions): Promise<SavedSkill> 
     const declarations = await compiler.skillDeclarations(project.config.outDir, SANDBOX_DECLARATIONS);
     const checked = await compiler.checkSkill(project.rootDir, name, text, declarations);
     if (!checked.ok) throw new AgentSpacesError(checked.code, checked.problem, { field: 'code', name });
-    await mkdir(join(project.rootDir, compiler.SKILLS_DIR), { recursive: true });
+    const folder = join(project.rootDir, compiler.SKILLS_DIR);
+    await mkdir(folder, { recursive: true });
     await writeFile(join(project.rootDir, file), text);
+    // An editor opened on the skills checks them as the build does; a tsconfig already there is the project's own.
+    await writeFile(join(folder, 'tsconfig.json'), editorTsconfig(folder, project.config.outDir), { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
     await build(project);
     return { name, file, signature: checked.signature, import: IMPORT_LINE };
   });

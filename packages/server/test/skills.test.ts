@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCapabilities } from '@agent-spaces/compiler';
 import { SANDBOX_DECLARATIONS } from '@agent-spaces/sdk';
@@ -58,6 +59,31 @@ describe('skills over MCP', () => {
 
     const found = await callTool(client, 'search_capabilities', { query: 'morning trains leaving before noon' });
     expect(found.text).toContain('skills.morningTrains(params: { station: string }): Promise<string[]>');
+  }, 60_000);
+
+  it('writes skills/tsconfig.json, under which TypeScript (an editor, tsc) accepts the saved skill and refuses a misuse', async () => {
+    const config = join(project.rootDir, 'skills/tsconfig.json');
+    expect(JSON.parse(await readFile(config, 'utf8'))).toEqual({ extends: '../.agent-spaces/tsconfig.json', include: ['*.ts'] });
+    const errors = () => {
+      const parsed = ts.getParsedCommandLineOfConfigFile(config, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })!;
+      const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
+      return ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName.slice(project.rootDir.length + 1)}: TS${d.code}`);
+    };
+    expect(errors()).toEqual([]);
+    const skill = join(project.rootDir, 'skills/morningTrains.ts');
+    await writeFile(skill, MORNING.replace('station: params.station', 'station: 7'));
+    try {
+      expect(errors()).toEqual(['skills/morningTrains.ts: TS2322']);
+    } finally {
+      await writeFile(skill, MORNING);
+    }
+    // A tsconfig of the project's own stays as it is.
+    await writeFile(config, '{ "extends": "../.agent-spaces/tsconfig.json", "include": ["*.ts"], "compilerOptions": { "noUnusedLocals": true } }\n');
+    const other = '/** Adds one. */\nexport async function plusOne(params: { n: number }): Promise<number> {\n  return params.n + 1;\n}\n';
+    const saved = await callTool(client, 'save_skill', { name: 'plusOne', code: other });
+    expect(saved.isError, saved.text).toBe(false);
+    expect(await readFile(config, 'utf8')).toContain('noUnusedLocals');
+    expect((await callTool(client, 'delete_skill', { name: 'plusOne' })).isError).toBe(false);
   }, 60_000);
 
   it('refuses a bad name, an existing skill without replace, and code that does not typecheck, writing nothing', async () => {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, DEFAULT_OUT_DIR, editorTsconfig } from '@agent-spaces/capabilities';
 import type { CommandContext } from './index.js';
 import { toJson } from '../json.js';
 
@@ -51,10 +51,8 @@ console.log(message);
 export default { message };
 `;
 
-// The build's fragment holds the options `check` uses and every declaration agent code sees.
-const EDITOR_TSCONFIG = `${JSON.stringify({ extends: '../.agent-spaces/tsconfig.json', include: ['*.ts'] }, null, 2)}\n`;
 
-const IGNORE = '.agent-spaces/';
+const IGNORE = `${DEFAULT_OUT_DIR}/`;
 
 /** Reads `--mcp`: a client to write the MCP snippet for. Throws `CONFIG_INVALID` naming the option otherwise. */
 function parseMcpClient(value: unknown): McpClient | undefined {
@@ -76,7 +74,8 @@ export async function init(context: CommandContext): Promise<number> {
     'agent-spaces.config.ts': CONFIG,
     'capabilities/hello.ts': CAPABILITY,
     'agents/hello.ts': AGENT,
-    'agents/tsconfig.json': EDITOR_TSCONFIG,
+    // The build's fragment holds the options `check` uses and every declaration agent code sees.
+    'agents/tsconfig.json': editorTsconfig(join(root, 'agents'), join(root, DEFAULT_OUT_DIR)),
   };
   if (client) {
     const { file, key, server } = MCP_CLIENTS[client];

@@ -1,7 +1,7 @@
 import { access, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AgentSpacesError, STD_MODULE, type AgentSpacesConfig, type CapabilityEntry, type McpServers, type OpenApiSourceConfig, type PoliciesConfig, type StdConfig } from '@agent-spaces/capabilities';
+import { AgentSpacesError, DEFAULT_OUT_DIR, STD_MODULE, type AgentSpacesConfig, type CapabilityEntry, type McpServers, type OpenApiSourceConfig, type PoliciesConfig, type StdConfig } from '@agent-spaces/capabilities';
 import { findMcpJson, parseMcpServers, readMcpJson } from '@agent-spaces/mcp/config';
 import { bundleModule, formatBuildError, importCode } from '../bundle.js';
 import { findConfigProblem } from './validate.js';
@@ -44,7 +44,6 @@ export interface LoadedConfig {
 }
 
 const DEFAULT_CAPABILITIES = ['capabilities/*'];
-const DEFAULT_OUT_DIR = '.agent-spaces';
 
 /**
  * Finds, imports and validates `agent-spaces.config.ts|mjs|json`. Throws `CONFIG_NOT_FOUND` (listing the
