@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { observedFile, readObserved } from '@agent-spaces/capabilities';
 import { buildCapabilities, configSources, loadConfig } from '@agent-spaces/compiler';
 import { createSpace, type RunResult } from '@agent-spaces/sdk';
+import { runCli } from './fixtures/cli.js';
 
 const serverScript = (pkg: string) => fileURLToPath(new URL(`../node_modules/@modelcontextprotocol/${pkg}/dist/index.js`, import.meta.url));
 const SECRET = 'inferred-results-secret-5521';
@@ -103,6 +104,24 @@ describe('typed results inferred from recorded calls', () => {
     expect(await run(`${getEnv}export default 1;`)).toMatchObject({ ok: true });
     expect(readObserved(outDir, ID).tools['get-env']!.results).toBe(before + 1);
   }, 30_000);
+
+  it('records nothing for agent-spaces run when the config file says recordResults: false', async () => {
+    const config = join(rootDir, 'agent-spaces.config.json');
+    const original = await readFile(config, 'utf8');
+    await writeFile(join(rootDir, 'get-env.ts'), `${getEnv}export default Object.keys(r.data).length > 0;`);
+    const before = readObserved(outDir, ID).tools['get-env']!.results;
+    try {
+      await writeFile(config, JSON.stringify({ ...JSON.parse(original), recordResults: false }));
+      const off = await runCli(rootDir, ['run', 'get-env.ts']);
+      expect(off.code, off.stderr).toBe(0);
+      expect(readObserved(outDir, ID).tools['get-env']!.results).toBe(before);
+    } finally {
+      await writeFile(config, original);
+    }
+    const on = await runCli(rootDir, ['run', 'get-env.ts']);
+    expect(on.code, on.stderr).toBe(0);
+    expect(readObserved(outDir, ID).tools['get-env']!.results).toBe(before + 1);
+  }, 60_000);
 
   it('writes what several runs of a space recorded by the time close() resolves', async () => {
     const before = readObserved(outDir, ID).tools['get-env']!.results;

@@ -32,6 +32,11 @@ export interface AgentSpacesConfig {
    * Default: no network, a read-only workspace.
    */
   std?: StdConfig;
+  /**
+   * Record the shapes of MCP tool results that have no declared output schema into `<outDir>/observed/`, so the next
+   * build types them (docs/mcp.md, "Results"). Default `true`.
+   */
+  recordResults?: boolean;
 }
 
 /**

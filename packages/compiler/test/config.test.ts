@@ -46,7 +46,7 @@ describe('loadConfig formats', () => {
     });
     const loaded = await loadConfig({ cwd: dir });
     expect(loaded).toEqual({
-      config: { capabilities: ['tools/*.json'], outDir: join(dir, 'build/out'), mcpServers: {}, openapi: [], policies: {}, std: {}, packages: [] },
+      config: { capabilities: ['tools/*.json'], outDir: join(dir, 'build/out'), mcpServers: {}, openapi: [], policies: {}, std: {}, packages: [], recordResults: true },
       raw: { capabilities: ['tools/*.json'], outDir: 'build/out' },
       file: join(dir, 'agent-spaces.config.ts'),
       rootDir: dir,
@@ -64,7 +64,7 @@ describe('loadConfig formats', () => {
   it('loads a .json config', async () => {
     await project({ 'agent-spaces.config.json': JSON.stringify({ outDir: 'out' }) });
     const { config } = await loadConfig({ cwd: dir });
-    expect(config).toEqual({ capabilities: ['capabilities/*'], outDir: join(dir, 'out'), mcpServers: {}, openapi: [], policies: {}, std: {}, packages: [] });
+    expect(config).toEqual({ capabilities: ['capabilities/*'], outDir: join(dir, 'out'), mcpServers: {}, openapi: [], policies: {}, std: {}, packages: [], recordResults: true });
   });
 
   it('loads an explicit config file relative to cwd and resolves paths against its folder', async () => {
@@ -128,6 +128,9 @@ describe('loadConfig validation', () => {
     ['capabilities', `[1]`],
     ['outDir', `''`],
     ['outDir', `42`],
+    ['recordResults', `'no'`],
+    ['recordResults', `0`],
+    ['recordResults', `null`],
   ])('rejects a wrong type for %s (%s)', async (key, value) => {
     await project({ 'agent-spaces.config.mjs': `export default { ${key}: ${value} };` });
     const error = await loadError({ cwd: dir });
@@ -177,7 +180,8 @@ describe('resolveConfig', () => {
   it('fills defaults into a new object without mutating the input', () => {
     const input = Object.freeze({ capabilities: Object.freeze(['a/*']) as string[] });
     const resolved = resolveConfig(input, '/project');
-    expect(resolved).toEqual({ capabilities: ['a/*'], outDir: '/project/.agent-spaces', mcpServers: {}, openapi: [], policies: {}, std: {}, packages: [] });
+    expect(resolved).toEqual({ capabilities: ['a/*'], outDir: '/project/.agent-spaces', mcpServers: {}, openapi: [], policies: {}, std: {}, packages: [], recordResults: true });
+    expect(resolveConfig({ recordResults: false }, '/project').recordResults).toBe(false);
     expect(resolved.capabilities).not.toBe(input.capabilities);
     expect(input).toEqual({ capabilities: ['a/*'] });
   });

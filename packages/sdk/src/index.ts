@@ -1,4 +1,4 @@
-export { SANDBOX_DECLARATIONS, createSpace, type RunOptions, type Session, type Space, type SpaceOptions } from './space.js';
+export { SANDBOX_DECLARATIONS, configSpaceOptions, createSpace, type RunOptions, type Session, type Space, type SpaceOptions } from './space.js';
 export { Run, type RunLog, type RunResult, type RunStats } from './run.js';
 export { deleteSkill, listSkills, saveSkill, type SaveSkillOptions, type SavedSkill, type SkillInfo, type SkillProject } from './skills.js';
 export { RUN_EVENT_PARAMS_BYTES, type TruncatedParams } from './budget.js';

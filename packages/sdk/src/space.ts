@@ -41,6 +41,7 @@ import {
   type SandboxStats,
   type SandboxSessionHandle,
 } from '@agent-spaces/runtime';
+import type { ResolvedConfig } from '@agent-spaces/compiler';
 import { STD_DTS, STD_MODULE_SOURCE, createStdCapability } from '@agent-spaces/std';
 import { createSpaceMcp } from './mcp.js';
 import { AgentViews, ask, type AgentRun, type AskOptions } from './agent/ask.js';
@@ -189,6 +190,21 @@ export const SANDBOX_DECLARATIONS: ReadonlyMap<string, string> = new Map([
   ['sandbox-globals.d.ts', SANDBOX_GLOBALS_DTS],
   ['agent-spaces-std.d.ts', STD_DTS],
 ]);
+
+/**
+ * The options a project's config file sets for its spaces (`config` as the compiler's `loadConfig` resolves it, whose
+ * `rootDir` is `rootDir`): the one mapping the CLI and `mcp serve` use.
+ */
+export function configSpaceOptions(rootDir: string, config: ResolvedConfig): SpaceOptions {
+  return {
+    rootDir,
+    outDir: config.outDir,
+    policies: config.policies,
+    mcpServers: config.mcpServers,
+    std: config.std,
+    recordResults: config.recordResults,
+  };
+}
 
 /**
  * Creates a space from built capabilities (`agent-spaces capabilities build` writes them under `.agent-spaces/`).

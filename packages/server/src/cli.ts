@@ -1,6 +1,7 @@
 import { unwatchFile, watchFile } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { configSpaceOptions } from '@agent-spaces/sdk';
 import { parseServerConfig, type HeadlessMode, type ServerConfig, type SpaceDefinition } from './config.js';
 import { startHttpServer } from './http.js';
 import { LOG_FORMATS, createServerLog, type LogFormat } from './log.js';
@@ -55,13 +56,7 @@ export async function serve(context: ServeContext): Promise<number> {
     const loaded = await loadConfig({ cwd: process.cwd(), ...(configFile ? { configFile } : {}) });
     const config: ServerConfig = parseServerConfig(loaded.raw, loaded.file);
     const spaces: SpaceDefinition[] = config.spaces.length > 0 ? config.spaces : [{ id: 'default', name: basename(loaded.rootDir) || 'default' }];
-    const space: SharedSpaceOptions = {
-      rootDir: loaded.rootDir,
-      outDir: outDir ?? loaded.config.outDir,
-      policies: loaded.config.policies,
-      mcpServers: loaded.config.mcpServers,
-      std: loaded.config.std,
-    };
+    const space: SharedSpaceOptions = { ...configSpaceOptions(loaded.rootDir, loaded.config), ...(outDir ? { outDir } : {}) };
     return { file: loaded.file, settings: config.server, spaces, space, model: config.model };
   };
   const { file, settings, spaces, space, model } = await load();

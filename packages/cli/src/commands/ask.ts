@@ -39,14 +39,8 @@ export async function ask(context: CommandContext): Promise<number> {
     output.err(`agent-spaces ask: ${error.message}`);
     return 2;
   }
-  const { createSpace } = await import('@agent-spaces/sdk');
-  const space = await createSpace({
-    rootDir: project.rootDir,
-    outDir: project.outDir,
-    policies: project.config.policies,
-    mcpServers: project.config.mcpServers,
-    std: project.config.std,
-  });
+  const { configSpaceOptions, createSpace } = await import('@agent-spaces/sdk');
+  const space = await createSpace({ ...configSpaceOptions(project.rootDir, project.config), outDir: project.outDir });
   try {
     const json = values.json === true;
     const result = await space.ask(message, {

@@ -62,14 +62,11 @@ async function prepare(context: CommandContext, typecheck: boolean, onApproval?:
     throw new AgentSpacesError('SOURCE_NOT_FOUND', `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`, { file });
   }
   const project = await loadProject(context);
-  const { createSpace } = await import('@agent-spaces/sdk');
+  const { configSpaceOptions, createSpace } = await import('@agent-spaces/sdk');
   const space = await createSpace({
-    rootDir: project.rootDir,
+    ...configSpaceOptions(project.rootDir, project.config),
     outDir: project.outDir,
     typecheck,
-    policies: project.config.policies,
-    mcpServers: project.config.mcpServers,
-    std: project.config.std,
     ...(onApproval ? { onApproval } : {}),
   });
   return { space, code, file };

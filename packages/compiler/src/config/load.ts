@@ -26,6 +26,8 @@ export interface ResolvedConfig {
   policies: PoliciesConfig;
   /** The `std` key as written (`fs.root` relative to `rootDir`), `{}` when absent: no network, a read-only workspace. */
   std: StdConfig;
+  /** Whether runs record the shapes of MCP results without an output schema (`recordResults`, default true). */
+  recordResults: boolean;
 }
 
 /** Where to look for the config: `configFile` (relative to `cwd`) or the first of {@link CONFIG_FILE_NAMES} in `cwd`. */
@@ -85,6 +87,7 @@ export function resolveConfig(config: AgentSpacesConfig, rootDir: string): Resol
     openapi: structuredClone(config.openapi ?? []),
     policies: structuredClone(config.policies ?? {}),
     std: structuredClone(config.std ?? {}),
+    recordResults: config.recordResults ?? true,
   };
 }
 

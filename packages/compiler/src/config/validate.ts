@@ -11,6 +11,8 @@ const nonEmptyString: ConfigCheck = (value) =>
 
 const object: ConfigCheck = (value) => (isRecord(value) ? undefined : 'must be an object');
 
+const boolean: ConfigCheck = (value) => (typeof value === 'boolean' ? undefined : 'must be true or false');
+
 const objectArray: ConfigCheck = (value) =>
   Array.isArray(value) && value.every((item) => object(item) === undefined) ? undefined : 'must be an array of objects';
 
@@ -84,6 +86,7 @@ const CONFIG_KEYS: { readonly [K in keyof Required<AgentSpacesConfig>]: ConfigCh
     const problem = findStdConfigProblem(value);
     return problem === undefined ? undefined : `is invalid (${problem.message})`;
   },
+  recordResults: boolean,
 };
 
 /** One problem found in a config object: the key (dotted path) and what is wrong. */
