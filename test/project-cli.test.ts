@@ -107,7 +107,23 @@ describe('agent-spaces doctor', () => {
       ['isolated-vm', true],
       ['config', true],
       ['build', true],
+      ['editor', true],
     ]);
+  });
+
+  it('says when the editor plugin cannot be found from the project, and how to install it', async () => {
+    // No node_modules: the CLI runs from the repository, the project has no packages of its own.
+    const dir = await emptyApp();
+    await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [] }));
+    const result = await runCli(dir, ['doctor', '--json']);
+    const { checks } = JSON.parse(result.stdout) as { checks: { name: string; ok: boolean; detail: string; fix?: string }[] };
+    expect(checks.find((c) => c.name === 'editor')).toEqual({
+      name: 'editor',
+      ok: false,
+      detail: '@agent-spaces/ts-plugin is not installed: editors flag a top-level return (TS1108)',
+      fix: expect.stringContaining('npm install --save-dev @agent-spaces/ts-plugin typescript'),
+    });
+    expect(result.code).toBe(1);
   });
 
   it('reports each failing check with its fix: a stale build, an unreachable MCP server, a missing OpenAPI spec', async () => {
@@ -122,7 +138,7 @@ describe('agent-spaces doctor', () => {
     expect(result.stderr).toMatch(/✗ build +not built or changed since the last build: calc\.json\n +fix: run `agent-spaces capabilities build`/);
     expect(result.stderr).toMatch(/✗ mcpServers\.broken +.+\n +fix: check mcpServers\.broken \(command and args/);
     expect(result.stderr).toMatch(/✗ openapi\.todos +.+\n +fix: check openapi\.todos\.spec/);
-    expect(result.stderr).toContain('3 of 7 checks failed.');
+    expect(result.stderr).toContain('3 of 8 checks failed.');
   });
 
   it('reports a config that does not load, naming the file, with its fix', async () => {

@@ -119,6 +119,9 @@ export function resolveOutDir(rootDir: string, outDir: string = DEFAULT_OUT_DIR)
   return resolve(rootDir, outDir);
 }
 
+/** The TypeScript language service plugin the tsconfig fragment names: editors accept a top-level `return` with it. */
+export const EDITOR_PLUGIN = '@agent-spaces/ts-plugin';
+
 /**
  * The `tsconfig.json` of a folder of agent scripts or skills, `folder`: it extends the fragment of the output folder
  * `outDir` (both absolute) and includes the folder's `.ts` files, so an editor judges them as `check` and the build do.

@@ -113,6 +113,7 @@ export {
   CATALOG_VERSION,
   CATALOG_WORD_KINDS,
   DEFAULT_OUT_DIR,
+  EDITOR_PLUGIN,
   OUTPUT_FILES,
   builtFile,
   capabilitiesDir,

@@ -1,4 +1,7 @@
-import { visibleText } from '@agent-spaces/capabilities';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { EDITOR_PLUGIN, visibleText } from '@agent-spaces/capabilities';
 import type { CommandContext } from './index.js';
 import { loadProject } from './project.js';
 import { toJson } from '../json.js';
@@ -16,7 +19,7 @@ type Project = Awaited<ReturnType<typeof loadProject>>;
 
 /**
  * `agent-spaces doctor`: checks Node's version and `--no-node-snapshot`, that isolated-vm loads and runs code, the
- * config, the build's freshness, and that each MCP server and OpenAPI spec can be reached; prints each failure with
+ * config, the build's freshness, the editor plugin, and that each MCP server and OpenAPI spec can be reached; prints each failure with
  * what to do. Exit code 1 when a check fails.
  */
 export async function doctor(context: CommandContext): Promise<number> {
@@ -29,7 +32,7 @@ export async function doctor(context: CommandContext): Promise<number> {
   } catch (error) {
     checks.push({ name: 'config', ok: false, detail: (error as Error).message, fix: 'fix the file and field named above, or run `agent-spaces init` to start a project' });
   }
-  if (project) checks.push(await freshness(project), ...(await configSources(project)));
+  if (project) checks.push(await freshness(project), editorPlugin(project), ...(await configSources(project)));
   if (context.values.json === true) {
     output.out(toJson({ ok: checks.every((c) => c.ok), checks }));
   } else {
@@ -90,6 +93,25 @@ async function freshness(project: Project): Promise<Check> {
     return { name: 'build', ok: false, detail: `not built or changed since the last build: ${stale.join(', ')}`, fix: 'run `agent-spaces capabilities build` (or keep `--watch` running)' };
   }
   return { name: 'build', ok: true, detail: `up to date (${project.outDir})` };
+}
+
+/**
+ * The language service plugin the generated tsconfig names (`@agent-spaces/ts-plugin`), found from the project as an
+ * editor using the project's TypeScript looks for it: without it, an editor flags a top-level `return` (TS1108).
+ */
+function editorPlugin(project: Project): Check {
+  try {
+    const file = createRequire(join(project.rootDir, 'package.json')).resolve(`${EDITOR_PLUGIN}/package.json`);
+    const { version } = JSON.parse(readFileSync(file, 'utf8')) as { version: string };
+    return { name: 'editor', ok: true, detail: `${EDITOR_PLUGIN} ${version} (editors using the project's TypeScript check agent scripts as check does)` };
+  } catch {
+    return {
+      name: 'editor',
+      ok: false,
+      detail: `${EDITOR_PLUGIN} is not installed: editors flag a top-level return (TS1108)`,
+      fix: `npm install --save-dev ${EDITOR_PLUGIN} typescript, then pick the project's TypeScript in the editor ("Use Workspace Version" in VS Code)`,
+    };
+  }
 }
 
 /** Reads every MCP server (discovery: start or connect, list tools) and OpenAPI spec of the config, as a build does. */

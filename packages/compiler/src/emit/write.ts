@@ -10,6 +10,7 @@ import {
   AgentSpacesError,
   CAPABILITY_FILES,
   CAPABILITY_PREFIX,
+  EDITOR_PLUGIN,
   OUTPUT_FILES,
   capabilitiesDir,
   capabilityDir,
@@ -70,8 +71,6 @@ function emitCapabilitiesIndex(ids: readonly string[]): string {
 
 /** The type package of the output folder's `types` root, which the tsconfig fragment loads. */
 const TYPES_PACKAGE = 'agent-spaces';
-/** The TypeScript language service plugin that lets editors accept a top-level `return`, as the sandbox does. */
-const EDITOR_PLUGIN = '@agent-spaces/ts-plugin';
 
 /**
  * `.agent-spaces/tsconfig.json`: a fragment to `extends` so `tsc` and editors check agent code as `check` does: its
