@@ -51,6 +51,9 @@ const ACCEPTED: Record<string, string> = {
   'features-returning': FEATURES.replace('export default {', 'if (trips.length === 0) return null;\nreturn {'),
   'bare-return': 'console.log(1);\nif (Date.now() > 0) return;\nconsole.log(2);',
   'return-in-blocks': "import { trainSchedule } from '@capabilities/trains';\ntry {\n  for (const trip of await trainSchedule.getSchedule()) {\n    if (trip.hour > 9) return trip.id;\n  }\n} catch {\n  return 'failed';\n}\nreturn 'none';",
+  'return-in-label-and-switch': 'const n = [1, 2].length;\nouter: {\n  switch (n) {\n    case 2:\n      return `two ${n}`;\n    default:\n      break outer;\n  }\n}\nreturn null;',
+  'return-only': 'return;',
+  'return-with-declarations': "interface Pick { id: string }\ntype Picks = Pick[];\nenum Level { Low, High }\nfunction pick(id: string): Pick {\n  return { id };\n}\nconst picks: Picks = [pick('a')];\nreturn { picks, level: Level.High };",
 };
 
 /** Scripts `check` rejects (in the same places in `returning-*`, where a top-level `return` follows them). */
@@ -72,6 +75,9 @@ const REJECTED_RETURNING: [string, string][] = [
   ['a Node global in a nested return', 'for (const x of [1, 2]) {\n  if (x > 1) return process.env.HOME;\n}'],
   ['export default next to a return', "if (Date.now() < 0) return 1;\nexport default 'two';"],
   ['a typo in the returned value', "const trips = [1, 2];\nreturn trip.length;"],
+  ['a return in a class static block', 'class Box {\n  static {\n    return;\n  }\n}\nreturn Box;'],
+  ['a misuse after an early return', "if (Date.now() > 0) return 1;\nconst n: number = 'one';\nconsole.log(n);"],
+  ['an await of a misspelt call in the return', "import { trainSchedule } from '@capabilities/trains';\nreturn (await trainSchedule.getSchedul()).length;"],
 ];
 
 const files: Record<string, string> = { ...ACCEPTED };
