@@ -195,3 +195,50 @@ describe('tools that declare an output schema (memory, filesystem)', () => {
     expect(await readFile(join(dir, '.agent-spaces/capabilities/mcp-memory/index.d.ts'), 'utf8')).toBe(dts.memory);
   }, 60_000);
 });
+
+describe('a tool whose results have data only sometimes', () => {
+  let dir: string;
+  const build = async () => {
+    const { config, rootDir: root } = await loadConfig({ cwd: dir });
+    expect((await buildCapabilities({ rootDir: root, sources: [], configSources: configSources(config) })).totals.failed).toBe(0);
+    return readFile(join(dir, '.agent-spaces/capabilities/mcp-lookup/index.d.ts'), 'utf8');
+  };
+  const lookup = "import { lookup } from '@capabilities/mcp-lookup';\n";
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agent-spaces-sometimes-'));
+    // The fixture's `env` tool answers with the value of the variable named: JSON for one, plain text for the other.
+    const tools = [{ name: 'env', description: 'Reads an environment variable', inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }];
+    await writeFile(join(dir, 'tools.json'), JSON.stringify(tools));
+    const env = { TOOLS_FILE: join(dir, 'tools.json'), FOUND: JSON.stringify({ id: 7, tags: ['a'] }), MISSING: 'not found' };
+    const server = fileURLToPath(new URL('./fixtures/mcp-tools-server.mjs', import.meta.url));
+    await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [], mcpServers: { lookup: { command: process.execPath, args: [server], env } } }));
+    await build();
+  }, 60_000);
+
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('types data as possibly absent once a result had none, so code must check it', async () => {
+    const space = await createSpace({ rootDir: dir, policies: { audit: false } });
+    try {
+      const both = await space.run(`${lookup}const a = await lookup.env({ name: 'FOUND' });\nconst b = await lookup.env({ name: 'MISSING' });\nexport default [a.data !== undefined, b.data === undefined, b.text];`);
+      expect(both).toMatchObject({ ok: true, result: [true, true, 'not found'] });
+    } finally {
+      await space.close();
+    }
+    expect(readObserved(join(dir, '.agent-spaces'), 'mcp-lookup').tools.env).toMatchObject({ results: 1, withoutData: 1 });
+    const dts = await build();
+    expect(dts).toMatch(/env\(params: EnvParams\): Promise<McpToolResult<EnvData>>;/);
+    expect(dts).toContain('Result `data` typed from 1 result seen (inferred, not declared by the server: a result may differ). 1 result had no JSON data: `data` may be absent.');
+
+    const again = await createSpace({ rootDir: dir, policies: { audit: false } });
+    try {
+      const unchecked = await again.run(`${lookup}const r = await lookup.env({ name: 'FOUND' });\nexport default r.data.id;`);
+      expect(unchecked).toMatchObject({ ok: false, error: { code: 'TYPE_ERROR', data: { diagnostics: [{ code: 18048, line: 3 }] } } });
+      const checked = await again.run(`${lookup}const r = await lookup.env({ name: 'FOUND' });\nconst id: number | undefined = r.data?.id;\nexport default id;`);
+      expect(checked).toMatchObject({ ok: true, result: 7 });
+    } finally {
+      await again.close();
+    }
+  }, 60_000);
+});

@@ -44,8 +44,8 @@ export interface LoadOptions {
   /** The MCP client pool `mcp` capabilities call through. */
   mcp?: McpClientPool;
   /**
-   * Hears the data of each result of an MCP tool without an output schema: capability id, MCP tool name, data (to
-   * infer the tool's result type, `ResultRecorder`). Must not throw.
+   * Hears the data of each result of an MCP tool without an output schema: capability id, MCP tool name, data
+   * (`undefined` for a result without data; to infer the tool's result type, `ResultRecorder`). Must not throw.
    */
   onMcpToolData?: (id: string, tool: string, data: unknown) => void;
 }

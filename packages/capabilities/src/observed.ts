@@ -21,10 +21,24 @@ export interface ObservedFile {
 
 /** The results seen of one tool. */
 export interface ObservedTool {
-  /** How many results the schema was inferred from. */
+  /** How many results with data the schema was inferred from. */
   results: number;
-  /** The shape every one of them had: types, field names, required fields; no values. */
+  /** The shape every one of them had: types, field names, required fields; no values (`{}` while there was none). */
   schema: ShapeSchema;
+  /** How many results had no data (no JSON in their text, no structured content): `data` may be absent. */
+  withoutData?: number;
+}
+
+/** What one result tells: the shape of its data, or that it had none. */
+function observation(data: unknown): ObservedTool {
+  return data === undefined ? { results: 0, schema: {}, withoutData: 1 } : { results: 1, schema: shapeOf(data) };
+}
+
+/** What `a` and `b`, results seen of one tool, tell together. */
+function mergeObserved(a: ObservedTool, b: ObservedTool): ObservedTool {
+  const schema = a.results === 0 ? b.schema : b.results === 0 ? a.schema : mergeShapes(a.schema, b.schema);
+  const withoutData = (a.withoutData ?? 0) + (b.withoutData ?? 0);
+  return { results: a.results + b.results, schema, ...(withoutData > 0 ? { withoutData } : {}) };
 }
 
 /** Bounds that keep an inferred schema small and free of data. */
@@ -151,7 +165,11 @@ function parseObserved(text: string | undefined): ObservedFile {
     const value: unknown = text === undefined ? undefined : JSON.parse(text);
     if (isRecord(value) && value.version === OBSERVED_VERSION && isRecord(value.tools)) {
       const tools = Object.entries(value.tools).filter(
-        (entry): entry is [string, ObservedTool] => isRecord(entry[1]) && Number.isInteger(entry[1].results) && isRecord(entry[1].schema),
+        (entry): entry is [string, ObservedTool] =>
+          isRecord(entry[1]) &&
+          Number.isInteger(entry[1].results) &&
+          isRecord(entry[1].schema) &&
+          (entry[1].withoutData === undefined || Number.isInteger(entry[1].withoutData)),
       );
       return { version: OBSERVED_VERSION, tools: Object.fromEntries(tools) };
     }
@@ -183,7 +201,7 @@ function queueWrite(outDir: string, id: string, tools: ReadonlyMap<string, Obser
       const file = parseObserved(await readFile(path, 'utf8').catch(() => undefined));
       for (const [tool, seen] of tools) {
         const before = file.tools[tool];
-        file.tools[tool] = before ? { results: before.results + seen.results, schema: mergeShapes(before.schema, seen.schema) } : seen;
+        file.tools[tool] = before ? mergeObserved(before, seen) : seen;
       }
       await mkdir(dirname(path), { recursive: true });
       const staging = `${path}.${process.pid}.tmp`;
@@ -218,14 +236,17 @@ export class ResultRecorder {
     this.#outDir = outDir;
   }
 
-  /** Folds the shape of `data`, a result of tool `tool` of capability `id`, into the record, and schedules its write. Never throws. */
+  /**
+   * Folds the shape of `data`, the data of a result of tool `tool` of capability `id` (`undefined` for a result without
+   * data), into the record, and schedules its write. Never throws.
+   */
   record(id: string, tool: string, data: unknown): void {
     try {
-      const shape = shapeOf(data);
+      const seen = observation(data);
       const tools = this.#pending.get(id) ?? new Map<string, ObservedTool>();
       this.#pending.set(id, tools);
-      const seen = tools.get(tool);
-      tools.set(tool, seen ? { results: seen.results + 1, schema: mergeShapes(seen.schema, shape) } : { results: 1, schema: shape });
+      const before = tools.get(tool);
+      tools.set(tool, before ? mergeObserved(before, seen) : seen);
       // Unref'd: a pending write never keeps the process alive; whoever owns the recorder flushes it before exiting.
       this.#timer ??= setTimeout(() => void this.flush(), WRITE_DELAY_MS).unref();
     } catch {

@@ -92,10 +92,27 @@ describe('ResultRecorder', () => {
     expect(await readdir(join(outDir, 'observed'))).toEqual(['mcp-x.json']);
   });
 
+  it('counts results without data apart, whichever comes first, and never lets them blur the shape', async () => {
+    const recorder = new ResultRecorder(outDir);
+    recorder.record('mcp-x', 'get-user', undefined);
+    recorder.record('mcp-x', 'get-user', { name: 'Ada', age: 36 });
+    recorder.record('mcp-x', 'get-user', undefined);
+    recorder.record('mcp-x', 'only-text', undefined);
+    await recorder.flush();
+    recorder.record('mcp-x', 'get-user', { name: 'Bob' });
+    recorder.record('mcp-x', 'only-text', undefined);
+    await recorder.flush();
+    expect(readObserved(outDir, 'mcp-x').tools).toEqual({
+      'get-user': { results: 2, schema: userShape, withoutData: 2 },
+      'only-text': { results: 0, schema: {}, withoutData: 2 },
+    });
+  });
+
   it('reads a missing, corrupt or foreign file as empty, and replaces it', async () => {
     expect(readObserved(outDir, 'mcp-x')).toEqual({ version: 1, tools: {} });
     await mkdir(join(outDir, 'observed'));
-    for (const text of ['{', '[]', '{"version":2,"tools":{}}', '{"version":1,"tools":{"t":{"results":"many","schema":{}}}}']) {
+    const corrupt = ['{', '[]', '{"version":2,"tools":{}}', '{"version":1,"tools":{"t":{"results":"many","schema":{}}}}', '{"version":1,"tools":{"t":{"results":1,"schema":{},"withoutData":"x"}}}'];
+    for (const text of corrupt) {
       await writeFile(observedFile(outDir, 'mcp-x'), text);
       expect(readObserved(outDir, 'mcp-x').tools).toEqual({});
     }

@@ -8,7 +8,10 @@ export type McpExecutor = (fn: { sourceName: string }, params: unknown, context:
 
 /** What else an MCP executor does with results. */
 export interface McpExecutorOptions {
-  /** Hears the data of each result of a tool without an output schema (to infer its type); must not throw. */
+  /**
+   * Hears the data of each result of a tool without an output schema (to infer its type), `undefined` for a result
+   * without data; must not throw.
+   */
   onToolData?: (tool: string, data: unknown) => void;
 }
 
@@ -38,7 +41,7 @@ export function createMcpExecutor(
         const tool = await pool.tool(server, target.name);
         if (tool?.outputSchema) return result.structuredContent;
         const value = toToolResult(result);
-        if (value.data !== undefined) options.onToolData?.(target.name, value.data);
+        options.onToolData?.(target.name, value.data);
         return value;
       }
       case 'listResources':

@@ -209,7 +209,7 @@ describe('the MCP executor', () => {
     });
   });
 
-  it('gives a JSON text result its parsed data, tells onToolData, and keeps a plain text result without data', async () => {
+  it('gives a JSON text result its parsed data, tells onToolData, and keeps a plain text result without data (told as undefined)', async () => {
     const heard: Array<[string, unknown]> = [];
     const execute = createMcpExecutor(pool, { server: 'everything' }, { onToolData: (tool, data) => heard.push([tool, data]) });
     const env = (await execute({ sourceName: 'get-env' }, {}, context('getEnv'))) as { text: string; data?: unknown };
@@ -217,7 +217,10 @@ describe('the MCP executor', () => {
     expect(typeof env.data).toBe('object');
     expect(heard).toEqual([['get-env', env.data]]);
     expect(await execute({ sourceName: 'echo' }, { message: '{"not": "json" but text' }, context('echo'))).not.toHaveProperty('data');
-    expect(heard).toHaveLength(1);
+    expect(heard).toEqual([
+      ['get-env', env.data],
+      ['echo', undefined],
+    ]);
   });
 
   it('dispatches listResources, readResource and prompt functions', async () => {

@@ -169,13 +169,18 @@ export function mcpToCapability(discovery: McpDiscovery, options: McpSourceOptio
     if (!fn) return;
     const name = allocate(identifier(tool.name), tool.name, pointer);
     const seen = fn.returnsType === 'McpToolResult' && Object.hasOwn(options.observed ?? {}, tool.name) ? options.observed![tool.name]! : undefined;
-    if (!seen) return void functions.push({ ...fn, name });
+    // Only results with data tell a type; results without it make `data` optional.
+    if (!seen || seen.results === 0) return void functions.push({ ...fn, name });
     // Prefixed by the function's name, so the types of two tools never clash.
     const data = schemaDeclarations(seen.schema, 'Data', typeName(name), file);
     inferred.push(data.text);
     diagnostics.push(...data.diagnostics);
-    const note = `Result \`data\` typed from ${seen.results} result${seen.results === 1 ? '' : 's'} seen (inferred, not declared by the server: a result may differ).`;
-    functions.push({ ...fn, name, description: `${fn.description}\n\n${note}`, returnsType: `McpDataResult<${data.type}>` });
+    const plural = (n: number) => `${n} result${n === 1 ? '' : 's'}`;
+    const absent = seen.withoutData ?? 0;
+    const note =
+      `Result \`data\` typed from ${plural(seen.results)} seen (inferred, not declared by the server: a result may differ).` +
+      (absent > 0 ? ` ${plural(absent)} had no JSON data: \`data\` may be absent.` : '');
+    functions.push({ ...fn, name, description: `${fn.description}\n\n${note}`, returnsType: `${absent > 0 ? 'McpToolResult' : 'McpDataResult'}<${data.type}>` });
   });
   if (discovery.resources) {
     const examples = discovery.resources.slice(0, EXAMPLE_URIS).map((r) => r.uri);
