@@ -8,7 +8,10 @@ export interface McpToolResult {
   text: string;
   /** Structured result, when the server sent one without declaring an output schema. */
   structuredContent?: Record<string, unknown>;
-  /** The result's data: `structuredContent`, else `text` parsed when it is a JSON object or array; absent otherwise. */
+  /**
+   * The result's data: `structuredContent`, else `text` parsed when it is a JSON object or array, else the array of the
+   * text blocks parsed when there are several and each is one; absent otherwise.
+   */
   data?: unknown;
 }
 
@@ -17,14 +20,22 @@ export interface McpToolResult {
  * (structured content, or the JSON its text holds).
  */
 export function toToolResult(result: CallToolResult): McpToolResult {
-  const text = result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
-  const data = result.structuredContent ?? jsonData(text);
+  const texts = result.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
+  const text = texts.join('\n');
+  const data = result.structuredContent ?? jsonData(text) ?? blocksData(texts);
   return {
     content: result.content,
     text,
     ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}),
     ...(data !== undefined ? { data } : {}),
   };
+}
+
+/** Each text block parsed, when there are several and each is a JSON object or array (servers that send one item a block). */
+function blocksData(texts: readonly string[]): unknown[] | undefined {
+  if (texts.length < 2) return undefined;
+  const parsed = texts.map(jsonData);
+  return parsed.every((value) => value !== undefined) ? parsed : undefined;
 }
 
 /** `text` parsed, when it is one JSON object or array (a bare string or number is text, not data). */

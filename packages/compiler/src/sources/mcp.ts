@@ -65,7 +65,10 @@ export interface McpToolResult<T = unknown> {
   text: string;
   /** Structured result, when the server sent one without declaring an output schema. */
   structuredContent?: Record<string, unknown>;
-  /** The result's data: \`structuredContent\`, else \`text\` parsed when it is a JSON object or array; absent otherwise. */
+  /**
+   * The result's data: \`structuredContent\`, else \`text\` parsed when it is a JSON object or array, else the array of
+   * the text blocks parsed when there are several and each is one; absent otherwise.
+   */
   data?: T;
 }
 
