@@ -69,6 +69,11 @@ const SYNONYM_GROUPS = [
   'environment env',
   'repo repository',
   'time date timestamp',
+  'issue ticket bug',
+  'pr pull merge',
+  'email mail',
+  'event meeting appointment',
+  'channel room',
 ];
 
 /** Each stemmed word of {@link SYNONYM_GROUPS} → the other words of its groups. */
