@@ -4,7 +4,7 @@
 // it (the plugin's second language service starts then), and the median time of the diagnostics after each of 20
 // edits of each script, with the ratio: the price of a keystroke in a script with a top-level `return`.
 // Run after `npm run build`: node bench/editor.mjs
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,17 +13,6 @@ import { SANDBOX_DECLARATIONS } from '@agent-spaces/sdk';
 import { startTsServer } from '../test/fixtures/tsserver.mjs';
 
 const EDITS = 20;
-const TRAINS = {
-  name: 'trainSchedule',
-  functions: [
-    {
-      name: 'getSchedule',
-      parameters: { type: 'object', properties: { station: { type: 'string' } } },
-      returns: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, hour: { type: 'integer' } }, required: ['id', 'hour'] } },
-    },
-  ],
-  executor: { kind: 'runtime' },
-};
 const body = (i) =>
   `import { trainSchedule } from '@capabilities/trains';\nconst trips = await trainSchedule.getSchedule({ station: 'Central ${i}' });\nconst early = trips.filter((t) => t.hour < ${i % 24});\n`;
 const plain = (i) => `${body(i)}export default early.map((t) => t.id);\n`;
@@ -35,7 +24,7 @@ try {
   await symlink(fileURLToPath(new URL('../node_modules', import.meta.url)), join(dir, 'node_modules'));
   await mkdir(join(dir, 'capabilities'));
   await mkdir(join(dir, 'agents'));
-  await writeFile(join(dir, 'capabilities/trains.json'), JSON.stringify(TRAINS));
+  await copyFile(fileURLToPath(new URL('../test/fixtures/trains.json', import.meta.url)), join(dir, 'capabilities/trains.json'));
   await writeFile(join(dir, 'agents/tsconfig.json'), JSON.stringify({ extends: '../.agent-spaces/tsconfig.json', include: ['*.ts'] }));
   const files = { plain: join(dir, 'agents/plain.ts'), returning: join(dir, 'agents/returning.ts') };
   await writeFile(files.plain, plain(0));

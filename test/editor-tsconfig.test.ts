@@ -5,7 +5,7 @@
 // loads the tsconfig's plugin (@agent-spaces/ts-plugin, built) from node_modules; TypeScript's own program (`tsc`,
 // which loads no plugin) agrees on scripts without a top-level `return`. The project sees the repository's
 // node_modules, where `@agent-spaces/std` is the host package: the editor must still see the sandbox's module.
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,17 +16,6 @@ import { SANDBOX_DECLARATIONS, createSpace, type Space } from '@agent-spaces/sdk
 import { startTsServer, type TsServer } from './fixtures/tsserver.mjs';
 
 const repo = fileURLToPath(new URL('../', import.meta.url));
-const TRAINS = {
-  name: 'trainSchedule',
-  functions: [
-    {
-      name: 'getSchedule',
-      parameters: { type: 'object', properties: { station: { type: 'string' } } },
-      returns: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, hour: { type: 'integer' } }, required: ['id', 'hour'] } },
-    },
-  ],
-  executor: { kind: 'runtime' },
-};
 
 /** A script using every sandbox feature; its result given with `export default` or, in `RETURNING`, a top-level `return`. */
 const FEATURES = [
@@ -126,7 +115,7 @@ beforeAll(async () => {
   await symlink(join(repo, 'node_modules'), join(dir, 'node_modules'));
   await mkdir(join(dir, 'capabilities'));
   await mkdir(join(dir, 'agents'));
-  await writeFile(join(dir, 'capabilities/trains.json'), JSON.stringify(TRAINS));
+  await copyFile(join(repo, 'test/fixtures/trains.json'), join(dir, 'capabilities/trains.json'));
   // As `agent-spaces init` writes it.
   await writeFile(join(dir, 'agents/tsconfig.json'), JSON.stringify({ extends: '../.agent-spaces/tsconfig.json', include: ['*.ts'] }));
   for (const [name, code] of Object.entries(files)) await writeFile(join(dir, 'agents', `${name}.ts`), code);
