@@ -6,7 +6,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AuditLog, createBridge, createPolicy, createRedactor } from '@agent-spaces/bridge';
+import { createRedactor } from '@agent-spaces/capabilities';
+import { AuditLog, createBridge, createPolicy } from '@agent-spaces/bridge';
 
 const CALLS = 5_000;
 const AUDITED_CALLS = 1_000;

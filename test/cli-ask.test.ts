@@ -50,4 +50,19 @@ describe('agent-spaces ask', () => {
     expect(stderr).toContain(named);
     expect(model.requests).toHaveLength(0);
   });
+
+  it('checks only the model, once with the flags applied: a bad server setting does not stop it, a model without baseURL does', async () => {
+    const other = await createProject({ 'agent-spaces.config.json': JSON.stringify({ capabilities: ['capabilities/*.json'], server: { port: 'nope' } }) });
+    try {
+      model.script([textAnswer('Hello.')]);
+      const flagged = await runCli(other.rootDir, ['ask', 'hi', '--model', 'openai-compatible:scripted', '--base-url', model.baseURL]);
+      expect({ code: flagged.code, stdout: flagged.stdout }).toEqual({ code: 0, stdout: 'Hello.\n' });
+      const unset = await runCli(other.rootDir, ['ask', 'hi', '--model', 'openai-compatible:scripted']);
+      expect(unset.code).toBe(2);
+      expect(unset.stderr).toContain('model.baseURL is required');
+      expect(model.requests).toHaveLength(1);
+    } finally {
+      await other.cleanup();
+    }
+  });
 });

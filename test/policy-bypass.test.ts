@@ -174,6 +174,20 @@ describe('rule keys are checked against the space', () => {
     expect(error).toMatchObject({ code: 'CONFIG_INVALID' });
   });
 
+  it.each([
+    { rules: { files: [{ when: { path: { matches: '(' } }, then: 'deny' }] } },
+    { rateLimits: { files: { requests: 0, period: 'minute' } } },
+    { secrets: ['not a name'] },
+    { audit: { keep: -1 } },
+  ] as const)('refuses malformed policies %j also when the space brings its own policy hook', async (policies) => {
+    const created = createSpace({ rootDir: dir, capabilities: [CRM, files], handlers, typecheck: false, policies: policies as PoliciesConfig, policy: { decide: () => ({ kind: 'allow' }) } });
+    const error = await created.then(
+      async (space) => (await space.close(), undefined),
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'CONFIG_INVALID', data: { field: 'policies' } });
+  });
+
   it('accepts keys by id, export name, generated and source name, and std', async () => {
     expect(await attempt({ rules: { 'company-crm.createTicket': 'ask', companyCrm: 'ask', 'files.deleteFile': 'deny', std: 'allow', '*': 'allow' } })).toBeUndefined();
   });

@@ -151,9 +151,9 @@ describe('agent-spaces doctor', () => {
   });
 });
 
-/** `agent-spaces capabilities build --watch` in `cwd`, started with the flag the bin needs (no re-exec to outlive). */
-function startWatch(cwd: string): { child: ChildProcess; nextLine(match: RegExp): Promise<string>; stop(): Promise<number | null> } {
-  const child = spawn(process.execPath, ['--no-node-snapshot', CLI_BIN, 'capabilities', 'build', '--watch'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `agent-spaces capabilities build --watch [...flags]` in `cwd`, started with the flag the bin needs (no re-exec to outlive). */
+function startWatch(cwd: string, flags: string[] = []): { child: ChildProcess; nextLine(match: RegExp): Promise<string>; stop(): Promise<number | null> } {
+  const child = spawn(process.execPath, ['--no-node-snapshot', CLI_BIN, 'capabilities', 'build', '--watch', ...flags], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   let seen = 0;
   const waiters: (() => void)[] = [];
@@ -278,6 +278,19 @@ describe('agent-spaces capabilities build --watch', () => {
 
     await rm(join(dir, 'tools'), { recursive: true });
     expect(await watcher.nextLine(/^[↻✗] /)).toMatch(/^↻ \S+ tools\/deep\/er\/b\.json: /);
+    expect(await watcher.stop()).toBe(0);
+  });
+
+  it('applies --force to the first build only: a rebuild after a change leaves the other source unchanged', async () => {
+    const dir = await jsonApp();
+    await writeFile(join(dir, 'b.json'), jsonTool('b'));
+    expect((await runCli(dir, ['capabilities', 'build'])).code).toBe(0);
+    watcher = startWatch(dir, ['--force']);
+    expect(await watcher.nextLine(/ built, /)).toMatch(/^2 built, 0 unchanged, 0 failed/);
+    await watcher.nextLine(/^Watching for changes/);
+
+    await writeFile(join(dir, 'a.json'), jsonTool('a', 'changed'));
+    expect(await watcher.nextLine(/^[↻✗] /)).toMatch(/^↻ \S+ a\.json: 1 built, 1 unchanged, 0 failed/);
     expect(await watcher.stop()).toBe(0);
   });
 });

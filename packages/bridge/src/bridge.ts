@@ -7,12 +7,12 @@ import {
   type CallOutcome,
   type HandlerContext,
   type HostPort,
+  type Redactor,
   type WireError,
 } from '@agent-spaces/capabilities';
 import { ApprovalDesk, type ApprovalOutcome } from './approvals.js';
 import { isoNow, type AuditEntry } from './audit.js';
 import { callSink, hostStderr, withOutput, type OutputSink } from './host-output.js';
-import type { Redactor } from './redact.js';
 import { defaultPolicy } from './policy.js';
 import { createRateLimiter } from './rate-limit.js';
 import { endCallSpan, startCallSpan } from './tracing.js';

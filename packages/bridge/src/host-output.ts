@@ -21,8 +21,8 @@ const MAX_CALL_OUTPUT = 65_536;
 
 /**
  * The sink of one call: each print becomes `[<source>] <text>`, redacted, and goes to `toRun` while the call lasts
- * (it returns false once the call has ended or when nobody listens), else to the host's stderr. At most 64 KiB per
- * call.
+ * (it returns false once the call has ended or when nobody listens), else to the host's stderr. At most 64 Ki
+ * characters per call; the line saying the rest is dropped names who printed past that.
  */
 export function callSink(source: string, redact: (text: string) => string, toRun: (level: LogLevel, message: string) => boolean): OutputSink {
   let written = 0;
@@ -30,7 +30,7 @@ export function callSink(source: string, redact: (text: string) => string, toRun
     write(level, text, from = source) {
       if (written > MAX_CALL_OUTPUT) return;
       written += text.length;
-      const message = redact(written > MAX_CALL_OUTPUT ? `[${source}] … output past ${MAX_CALL_OUTPUT} characters dropped` : `[${from}] ${text}`);
+      const message = redact(written > MAX_CALL_OUTPUT ? `[${from}] … output past ${MAX_CALL_OUTPUT} characters dropped` : `[${from}] ${text}`);
       if (!toRun(level, message)) hostStderr(message);
     },
   };

@@ -15,7 +15,7 @@ export {
 export { readAuditLog, streamAuditLogs, type AuditRead } from './audit-read.js';
 export { createPolicy } from './policy.js';
 export { checkPolicyNames } from './policy-names.js';
-export { createRedactor, placeholderNames, secretsFromEnv, type Redactor } from './redact.js';
+export { placeholderNames, secretsFromEnv } from './redact.js';
 export { loadCapabilities, type LoadOptions } from './load.js';
 export { createOpenApiExecutor } from './executors/openapi.js';
 export type {

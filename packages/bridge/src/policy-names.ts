@@ -1,11 +1,12 @@
-import { AgentSpacesError, editDistance, type PoliciesConfig } from '@agent-spaces/capabilities';
+import { AgentSpacesError, closestNames, type PoliciesConfig } from '@agent-spaces/capabilities';
 import type { HostCapability } from './types.js';
 
 /**
  * Checks every capability and function `policies.rules` and `policies.rateLimits` name against `capabilities` (those
  * of the space, std included): a rule for a name no call carries would never apply, so an unknown name, or a known
- * one in the wrong case, throws `CONFIG_INVALID` naming the key and the closest known name. Names may be a capability's
- * id or export name and a function's generated or source name; `'*'` is a rules key only.
+ * one in the wrong case, throws `CONFIG_INVALID` naming the key and the closest known name (`closestNames`: none when
+ * every known name is far from it). Names may be a capability's id or export name and a function's generated or
+ * source name; `'*'` is a rules key only.
  * @example
  * checkPolicyNames({ rules: { 'crm.CreateTicket': 'ask' } }, capabilities)
  * // CONFIG_INVALID: policies.rules["crm.CreateTicket"]: capability "crm" has no function "CreateTicket" (did you mean "crm.createTicket"?)
@@ -21,7 +22,8 @@ export function checkPolicyNames(policies: Pick<PoliciesConfig, 'rules' | 'rateL
       const problem = unknownName(key, names);
       if (!problem) continue;
       const at = `policies.${field}[${JSON.stringify(key)}]`;
-      const suggestion = problem.closest === undefined ? ' (the space has no capabilities)' : ` (did you mean ${JSON.stringify(problem.closest)}?)`;
+      const suggestion =
+        problem.closest !== undefined ? ` (did you mean ${JSON.stringify(problem.closest)}?)` : names.capabilities.size === 0 ? ' (the space has no capabilities)' : '';
       throw new AgentSpacesError('CONFIG_INVALID', `${at}: ${problem.message}${suggestion}`, {
         field: at,
         ...(problem.closest === undefined ? {} : { closest: problem.closest }),
@@ -54,23 +56,12 @@ function unknownName(key: string, names: KnownNames): { message: string; closest
   const capability = dot === -1 ? key : key.slice(0, dot);
   const fns = names.functions.get(capability);
   if (dot === -1) {
-    return fns ? undefined : { message: `no capability ${JSON.stringify(key)} in this space`, closest: closest(key, [...names.capabilities]) };
+    return fns ? undefined : { message: `no capability ${JSON.stringify(key)} in this space`, closest: closestNames(key, [...names.capabilities], 1)[0] };
   }
   const fn = key.slice(dot + 1);
   if (fns?.has(fn)) return undefined;
   const everyFunction = [...names.functions].flatMap(([c, list]) => [...list].map((f) => `${c}.${f}`));
-  if (!fns) return { message: `no capability ${JSON.stringify(capability)} in this space`, closest: closest(key, everyFunction) };
+  if (!fns) return { message: `no capability ${JSON.stringify(capability)} in this space`, closest: closestNames(key, everyFunction, 1)[0] };
   const own = [...fns].map((f) => `${capability}.${f}`);
-  return { message: `capability ${JSON.stringify(capability)} has no function ${JSON.stringify(fn)}`, closest: closest(key, own.length > 0 ? own : everyFunction) };
-}
-
-/** The candidate closest to `name`: fewest edits ignoring case, then fewest edits. */
-function closest(name: string, candidates: readonly string[]): string | undefined {
-  const lower = name.toLowerCase();
-  let best: { candidate: string; score: number } | undefined;
-  for (const candidate of candidates) {
-    const score = editDistance(lower, candidate.toLowerCase()) * 1000 + editDistance(name, candidate);
-    if (!best || score < best.score) best = { candidate, score };
-  }
-  return best?.candidate;
+  return { message: `capability ${JSON.stringify(capability)} has no function ${JSON.stringify(fn)}`, closest: closestNames(key, own.length > 0 ? own : everyFunction, 1)[0] };
 }

@@ -216,6 +216,8 @@ function nameTest(strict: boolean, read: (text: string) => readonly string[] | u
 function withinTest(folder: string, path: string): ValueTest {
   return ({ found, value }) => {
     if (!found || typeof value !== 'string') return false;
+    // Resolved at each call, not cached: the folder (or a link on its way) may be created or retargeted after the
+    // first check, and a cached target would let a `deny … within` miss paths under where the folder leads now.
     const base = realPathOf(folder);
     if ('problem' in base) throw new Unresolvable(`the folder ${JSON.stringify(folder)} of "within" ${base.problem}`);
     const target = realPathOf(value);

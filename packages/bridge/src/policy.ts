@@ -8,7 +8,8 @@ const MAX_PARAMS_IN_MESSAGE = 200;
  * The policy of `policies.rules` and `policies.toolPermission` (docs/policies.md): the most specific matching rule
  * decides, else the function's (or its capability's) `requiresApproval` (`ask`, else `allow`); then `toolPermission`
  * `never` turns `ask` into `allow` and `always` turns `allow` into `ask`. `deny` always stays. Throws `CONFIG_INVALID`
- * naming the field when `config` is malformed.
+ * naming the field when `config` is malformed: every `policies` field it holds is checked, also those it does not read
+ * (`createSpace` checks its `policies` this way).
  * @example
  * createPolicy({ rules: { 'mail.send': [{ when: { to: { emailDomain: 'example.com' } }, then: 'allow' }, { then: 'ask' }] } })
  */

@@ -1,8 +1,5 @@
 import { envValue, placeholdersIn, type PlaceholderEnv } from '@agent-spaces/capabilities';
 
-/** The redactor itself lives in `@agent-spaces/capabilities`, so the mcp package redacts with the same matcher. */
-export { createRedactor, type Redactor } from '@agent-spaces/capabilities';
-
 /** `name → value` of the variables among `names` that are set in `env` (default `process.env`). */
 export function secretsFromEnv(names: Iterable<string>, env: PlaceholderEnv = process.env): Map<string, string> {
   const found = new Map<string, string>();

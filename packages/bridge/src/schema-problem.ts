@@ -1,4 +1,5 @@
 /** Where in a JSON Schema the problem lies that keeps ajv from compiling it, so a build can name the field. */
+import { escapePointer } from '@agent-spaces/capabilities';
 
 /** A params schema ajv cannot compile: the function, where in the schema, and ajv's message. */
 export interface SchemaProblem {
@@ -47,7 +48,7 @@ export function locateSchemaProblem(schema: unknown, error: unknown, compile: (s
 /** The subschemas directly under `node`, with their pointer segments (`/properties/q`). */
 function children(node: Record<string, unknown>): [string, Record<string, unknown>][] {
   const found: [string, Record<string, unknown>][] = [];
-  const segment = (...parts: (string | number)[]) => parts.map((part) => `/${String(part).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  const segment = (...parts: (string | number)[]) => parts.map((part) => `/${escapePointer(String(part))}`).join('');
   for (const keyword of MAP_KEYWORDS) {
     const map = node[keyword];
     if (isObject(map)) for (const [key, sub] of Object.entries(map)) if (isObject(sub)) found.push([segment(keyword, key), sub]);

@@ -1,7 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import type { Context } from '@opentelemetry/api';
 import type { AuditSink } from './audit.js';
-import type { Redactor } from './redact.js';
 import type {
   CapabilityConfig,
   RateLimit,
@@ -9,6 +8,7 @@ import type {
   HandlerContext,
   JsonSchema,
   ObjectSchema,
+  Redactor,
 } from '@agent-spaces/capabilities';
 
 /** A capability as the host executes it. */

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { isProxy } from 'node:util/types';
 import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { isPlainObject, type ObjectSchema } from '@agent-spaces/capabilities';
+import { escapePointer, isPlainObject, type ObjectSchema } from '@agent-spaces/capabilities';
 import { locateSchemaProblem, type SchemaProblem } from './schema-problem.js';
 
 /** One failed constraint: JSON pointer into the params (`''` is the params object itself) and ajv's message. */
@@ -156,10 +156,6 @@ function toIssue(error: ErrorObject): ParamIssue {
       ? `${message}: ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
       : message,
   };
-}
-
-function escapePointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 const MAX_PARAMS_DEPTH = 100;

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuditLog, auditLogFile, createBridge, createPolicy, createRedactor, readAuditLog, type AuditRecord } from '../src/index.js';
+import { createRedactor } from '@agent-spaces/capabilities';
+import { AuditLog, auditLogFile, createBridge, createPolicy, readAuditLog, type AuditRecord } from '../src/index.js';
 import { memoryCapability, msg } from './fixtures.js';
 
 const signal = new AbortController().signal;

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createBridge, createRedactor, type CallEvent } from '../src/index.js';
+import { createRedactor } from '@agent-spaces/capabilities';
+import { createBridge, type CallEvent } from '../src/index.js';
 import { memoryCapability, msg } from './fixtures.js';
 
 const signal = new AbortController().signal;
@@ -100,7 +101,7 @@ describe('console output of host code run for a call', () => {
     expect(stderr).toEqual(['[host handler leaky.fire] late [REDACTED:DB_PASSWORD]\n', '[host handler leaky.fire] late [REDACTED:DB_PASSWORD]\n']);
   });
 
-  it('drops output past 64 KiB per call, saying so once', async () => {
+  it('drops output past 64 Ki characters per call, saying so once', async () => {
     const noisy = memoryCapability('noisy', [{ name: 'spam', run: () => { for (let i = 0; i < 2_000; i++) console.log('x'.repeat(100)); } }]);
     const bridge = createBridge({ capabilities: [noisy] });
     const { onEvent, logs } = listen();
@@ -144,5 +145,22 @@ describe('output made outside any call (an MCP server stderr)', () => {
     expect(first.logs()).toEqual(['info [mcp server srv] during "[REDACTED:DB_PASSWORD]"']);
     expect(second.logs()).toEqual([]);
     expect(stderr).toEqual(['[mcp server srv] before [REDACTED:DB_PASSWORD]\n', '[mcp server srv] two in flight\n']);
+  });
+
+  it('says output was dropped in the name of the server whose stderr went past the limit, not the handler', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const server = memoryCapability('mcp-srv', [{ name: 'wait', run: () => gate }]);
+    const bridge = createBridge({ capabilities: [server] });
+    const { onEvent, logs } = listen();
+    const call = bridge.call(msg('mcp-srv', 'wait', {}), signal, { onEvent });
+    await delay(1);
+    for (let i = 0; i < 700; i++) bridge.output('mcp-srv', 'mcp server srv', 'x'.repeat(100));
+    release();
+    await call;
+    const lines = logs();
+    expect(lines.length).toBeLessThan(700);
+    expect(lines.at(-1)).toBe('info [mcp server srv] … output past 65536 characters dropped');
+    expect(lines.some((line) => line.includes('host handler'))).toBe(false);
   });
 });

@@ -318,6 +318,21 @@ describe('checkPolicyNames', () => {
     if (closest) expect((thrown as { message: string; data: { closest: string } }).data.closest).toBe(closest);
   });
 
+  it('suggests no name when every known name is far from the key, and says the space has none only when it has none', () => {
+    const attempt = (caps: typeof capabilities) => {
+      try {
+        checkPolicyNames({ rules: { 'zzzzzzzzzz.qqq': 'deny' } }, caps);
+      } catch (error) {
+        return error as { code: string; message: string; data: Record<string, unknown> };
+      }
+      throw new Error('expected CONFIG_INVALID');
+    };
+    const far = attempt(capabilities);
+    expect(far).toMatchObject({ code: 'CONFIG_INVALID', message: 'policies.rules["zzzzzzzzzz.qqq"]: no capability "zzzzzzzzzz" in this space' });
+    expect(far.data).not.toHaveProperty('closest');
+    expect(attempt([]).message).toBe('policies.rules["zzzzzzzzzz.qqq"]: no capability "zzzzzzzzzz" in this space (the space has no capabilities)');
+  });
+
   it('accepts every way a call names its capability and function', () => {
     const rules = { '*': 'allow', 'company-crm': 'ask', 'company-crm.createTicket': 'ask', 'company-crm.create_ticket': 'ask', mailer: 'deny', 'mailer.send': 'ask', 'mail.send': 'ask' } as const;
     expect(() => checkPolicyNames({ rules, rateLimits: { mail: { requests: 1, period: 'second' }, 'mailer.send': { requests: 1, period: 'second' } } }, capabilities)).not.toThrow();

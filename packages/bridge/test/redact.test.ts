@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AgentSpacesError } from '@agent-spaces/capabilities';
-import { createBridge, createRedactor, placeholderNames, secretsFromEnv } from '../src/index.js';
+import { AgentSpacesError, createRedactor } from '@agent-spaces/capabilities';
+import { createBridge, placeholderNames, secretsFromEnv } from '../src/index.js';
 import { memoryCapability, msg } from './fixtures.js';
 
 const signal = new AbortController().signal;

@@ -60,11 +60,10 @@ function aliasesOf(dir: string, built: ReadonlySet<string>): Map<string, string>
  */
 export function closestNames(name: string, candidates: readonly string[], count = 3): string[] {
   const lower = name.toLowerCase();
-  const scored = [...new Set(candidates)].map((candidate) => ({
-    candidate,
-    folded: editDistance(lower, candidate.toLowerCase()),
-    score: editDistance(lower, candidate.toLowerCase()) * 1000 + editDistance(name, candidate),
-  }));
+  const scored = [...new Set(candidates)].map((candidate) => {
+    const folded = editDistance(lower, candidate.toLowerCase());
+    return { candidate, folded, score: folded * 1000 + editDistance(name, candidate) };
+  });
   return scored
     .filter((s) => s.folded <= Math.max(2, Math.ceil(name.length / 2)))
     .sort((a, b) => a.score - b.score || (a.candidate < b.candidate ? -1 : 1))
@@ -73,7 +72,7 @@ export function closestNames(name: string, candidates: readonly string[], count 
 }
 
 /** Levenshtein distance between `a` and `b`. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

@@ -143,8 +143,9 @@ export {
   type ObservedTool,
   type ShapeSchema,
 } from './observed.js';
-export { closestNames, editDistance, resolveCapabilityNames } from './capability-names.js';
+export { closestNames, resolveCapabilityNames } from './capability-names.js';
 export { payloadBytes } from './payload.js';
-export { jsonProblem, jsonText } from './json-text.js';
+export { checkJsonParams, escapePointer, jsonProblem, jsonText } from './json-text.js';
+export { readResponseBody } from './response-body.js';
 export { visibleText } from './visible-text.js';
 export { MIN_SECRET_LENGTH, createRedactor, type Redactor } from './redact.js';

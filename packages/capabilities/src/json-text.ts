@@ -1,3 +1,4 @@
+import { AgentSpacesError } from './errors.js';
 import { HIDDEN_BEYOND_C0 } from './visible-text.js';
 
 /** Characters JSON writes raw that a terminal acts on or that hide text (JSON escapes C0 controls itself). */
@@ -36,7 +37,7 @@ function toJsonData(value: unknown, walk: Walk, pointer: string): unknown {
   walk.written.set(value, pointer);
   walk.open.add(value);
   const child = (item: unknown, ...path: (string | number)[]): unknown =>
-    toJsonData(item, walk, pointer + path.map((key) => `/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''));
+    toJsonData(item, walk, pointer + path.map((key) => `/${escapePointer(String(key))}`).join(''));
   try {
     if (value instanceof Map) return { $map: [...value].map(([k, v], i) => [child(k, '$map', i, 0), child(v, '$map', i, 1)]) };
     if (value instanceof Set) return { $set: [...value].map((item, i) => child(item, '$set', i)) };
@@ -67,10 +68,34 @@ export function jsonProblem(params: unknown): { path: string; message: string } 
     if (typeof value !== 'object' || value === null || seen.has(value)) continue;
     seen.add(value);
     for (const key of Object.keys(value)) {
-      stack.push({ value: (value as Record<string, unknown>)[key], path: `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}` });
+      stack.push({ value: (value as Record<string, unknown>)[key], path: `${path}/${escapePointer(key)}` });
     }
   }
   return undefined;
+}
+
+/**
+ * Throws `INVALID_PARAMS` naming the field when `params` hold what JSON cannot carry ({@link jsonProblem}), for
+ * executors that send params as JSON; `what` names the function (`crm.createTicket`).
+ * @example
+ * checkJsonParams({ id: 7n }, 'crm.get') // INVALID_PARAMS: Invalid params for crm.get: params/id is a bigint, which JSON cannot carry
+ */
+export function checkJsonParams(params: unknown, what: string): void {
+  const problem = jsonProblem(params);
+  if (problem) {
+    throw new AgentSpacesError('INVALID_PARAMS', `Invalid params for ${what}: params${problem.path} ${problem.message}`, {
+      errors: [problem],
+    });
+  }
+}
+
+/**
+ * One segment of a JSON pointer (RFC 6901): `~` written `~0`, `/` written `~1`.
+ * @example
+ * `/properties/${escapePointer('a/b')}` // '/properties/a~1b'
+ */
+export function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 function unsendable(value: unknown): string | undefined {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonProblem, jsonText } from '../src/index.js';
+import { checkJsonParams, escapePointer, isAgentSpacesError, jsonProblem, jsonText } from '../src/index.js';
 
 describe('jsonText', () => {
   it('keeps Map, Set, bigint, typed arrays and undefined', () => {
@@ -67,5 +67,39 @@ describe('jsonProblem', () => {
   it('accepts JSON data, dates and shared parts', () => {
     const shared = { x: 1 };
     expect(jsonProblem({ a: 'x', b: [1, true, null, { c: shared, d: shared }], e: new Date(0) })).toBeUndefined();
+  });
+});
+
+describe('checkJsonParams', () => {
+  it('throws INVALID_PARAMS naming the function and the field, with the problem as data', () => {
+    let thrown: unknown;
+    try {
+      checkJsonParams({ filter: { 'a/b': [1, 2n] } }, 'crm.find');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isAgentSpacesError(thrown)).toBe(true);
+    expect(thrown).toMatchObject({
+      code: 'INVALID_PARAMS',
+      message: 'Invalid params for crm.find: params/filter/a~1b/1 is a bigint, which JSON cannot carry',
+      data: { errors: [{ path: '/filter/a~1b/1', message: 'is a bigint, which JSON cannot carry' }] },
+    });
+  });
+
+  it('lets JSON data through', () => {
+    expect(() => checkJsonParams({ a: [1, 'x', null, { b: true }] }, 'crm.find')).not.toThrow();
+  });
+});
+
+describe('escapePointer', () => {
+  it.each([
+    ['plain', 'plain'],
+    ['a/b', 'a~1b'],
+    ['a~b', 'a~0b'],
+    ['~1', '~01'],
+    ['/~/', '~1~0~1'],
+    ['', ''],
+  ])('writes %j as %j', (segment, escaped) => {
+    expect(escapePointer(segment)).toBe(escaped);
   });
 });

@@ -15,7 +15,6 @@ export interface CliOutput extends Output {
   info(text: string): void;
   /** Details (stderr): shown only with `--verbose`. */
   debug(text: string): void;
-  readonly verbosity: Verbosity;
 }
 
 /** The process's stdout/stderr. */
@@ -57,6 +56,5 @@ export function cliOutput(output: Output, verbosity: Verbosity, color: boolean):
     info: verbosity === 'quiet' ? () => undefined : err,
     debug: verbosity === 'verbose' ? err : () => undefined,
     interactive: output.interactive,
-    verbosity,
   };
 }

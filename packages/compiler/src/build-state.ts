@@ -63,6 +63,11 @@ export async function readBuiltRecords(outDir: string): Promise<BuiltRecord[]> {
   return (await listCapabilities(outDir)).map(recordOf);
 }
 
+/** True when inputs record `a` (absent when there was none) holds exactly the entries of `b`. */
+export function sameInputs(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
+  return a !== undefined && Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => a[key] === value);
+}
+
 /** Saves `build-state.json` for `records` into `outDir`, unless the file already says exactly that. */
 export async function writeBuildState(outDir: string, records: readonly BuiltRecord[]): Promise<void> {
   const capabilities = [...records].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

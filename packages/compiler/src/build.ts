@@ -15,7 +15,7 @@ import {
   type CompileErrorCode,
   type Diagnostic,
 } from '@agent-spaces/capabilities';
-import { type BuiltRecord, readBuiltRecords, recordOf, writeBuildState } from './build-state.js';
+import { type BuiltRecord, readBuiltRecords, recordOf, sameInputs, writeBuildState } from './build-state.js';
 import type { SchemaProblem, ValidatorsCompiler } from '@agent-spaces/bridge';
 import { emitCatalog } from './emit/catalog.js';
 import { emitDeclarations } from './emit/declarations.js';
@@ -30,12 +30,12 @@ import {
   writeCapability,
   writeIndexFiles,
 } from './emit/write.js';
-import { FileHashes, expandSources, forEachLimited, isUnchanged, toPosix } from './inputs.js';
+import { FileHashes, expandSources, forEachLimited, sourceStates, toPosix } from './inputs.js';
 import { kebabCase } from './ir/names.js';
 import { checkCapabilityNames, findIdCollisions } from './ir/normalize.js';
 import { readerFor } from './sources/index.js';
 import type { DeclarationsResult } from './emit/declarations.js';
-import { SKILLS_DIR, SKILLS_ID, readSkills, skillDeclarations, skillFiles } from './skills.js';
+import { SKILLS_DIR, SKILLS_ID, readSkills, skillDeclarations, skillFiles, skillsKey } from './skills.js';
 import type { SourceContext, SourceResult } from './sources/types.js';
 
 /** What to build. */
@@ -176,27 +176,11 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
   const configSources = new Map((options.configSources ?? []).map((source) => [resolve(rootDir, source.label), source]));
   const [sources, previous, skills] = await Promise.all([expandSources(options.sources, rootDir, outDir), readBuiltRecords(outDir), skillFiles(rootDir)]);
   for (const { file, reason } of sources.missing) report(failure(rel(file), 'SOURCE_NOT_FOUND', `${rel(file)} ${reason}`));
-  const previousBySource = groupBy(previous, (record) => record.file);
-  // A file another source reads (a handler module, a data file) is not a source itself, unless it defines
-  // capabilities of its own (one defineTool() file importing another).
-  const pulledIn = new Set(previous.flatMap((record) => Object.keys(record.inputs ?? {}).filter((f) => f !== record.file)));
-  const candidates = sources.files.filter(
-    ({ file, explicit }) => (explicit || readerFor(file)) && !(pulledIn.has(rel(file)) && !previousBySource.has(rel(file))),
-  );
-
-  const toRead: string[] = [];
-  for (const { file } of candidates) {
-    const checkStarted = performance.now();
-    const records = previousBySource.get(rel(file)) ?? [];
-    if (force || !isUnchanged(records, compiler, rootDir, hashes)) {
-      toRead.push(file);
-      continue;
-    }
-    const durationMs = performance.now() - checkStarted;
-    for (const { id } of records) report({ id, file: rel(file), status: 'unchanged', diagnostics: [], durationMs });
-  }
-
-  toRead.push(...configSources.keys());
+  const checkStarted = performance.now();
+  const { stale, fresh: unchanged, pulledIn } = sourceStates(sources.files, previous, { rootDir, version: compiler, hashes, force });
+  const checkMs = (performance.now() - checkStarted) / Math.max(1, unchanged.length);
+  for (const { file, records } of unchanged) for (const { id } of records) report({ id, file: rel(file), status: 'unchanged', diagnostics: [], durationMs: checkMs });
+  const toRead = [...stale, ...configSources.keys()];
 
   const read: ReadSource[] = [];
   await forEachLimited(toRead.sort(), READ_CONCURRENCY, async (file) => {
@@ -220,7 +204,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
   const readOk = new Set(sourcesRead.filter(({ result }) => !hasErrors(result.diagnostics)).map(({ file }) => rel(file)));
 
   // Ids whose last output stays (unchanged sources, sources that failed now) cannot be claimed by another source.
-  const inBuild = new Set([...candidates, ...sources.missing, ...[...configSources.keys()].map((file) => ({ file }))].map(({ file }) => rel(file)));
+  const inBuild = new Set([...stale, ...unchanged.map(({ file }) => file), ...sources.missing.map(({ file }) => file), ...configSources.keys()].map(rel));
   for (const file of notSources) inBuild.delete(file);
   if (skills.length > 0) inBuild.add(SKILLS_DIR);
   const kept = previous.filter((record) => inBuild.has(record.file) && !readOk.has(record.file));
@@ -237,8 +221,9 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
     }
     return result.capabilities.map((capability) => ({ source, capability }));
   });
-  // The bridge (and ajv) load only when something may be compiled.
-  const [validators] = jobs.length > 0 ? await Promise.all([loadValidators(), prepareOutput(outDir)]) : [undefined];
+  // The bridge (and ajv) load on first use: only when something is compiled.
+  let loading: Promise<ValidatorsCompiler> | undefined;
+  const validators = () => (loading ??= Promise.all([loadValidators(), prepareOutput(outDir)]).then(([loaded]) => loaded));
   const previousById = new Map(previous.map((record) => [record.id, record]));
   for (const { source, capability } of jobs) {
     const jobStarted = performance.now();
@@ -256,7 +241,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
       rootDir,
       compiler,
       hashes,
-      validators: validators!,
+      validators: await validators(),
       ...(fingerprint ? { fingerprint } : {}),
     });
     if (record) built.set(record.id, record);
@@ -273,9 +258,7 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
   await Promise.all([...removed].map((id) => removeCapability(outDir, id)));
   let records = [...previous.filter(({ id }) => !removed.has(id) && !built.has(id)), ...built.values()];
   if (skills.length > 0) {
-    if (!validators) await prepareOutput(outDir);
-    const context = { outDir, rootDir, compiler, hashes, validators: validators ?? (await loadValidators()) };
-    const skillsRecord = await buildSkills(skills, records, context, options, force, report);
+    const skillsRecord = await buildSkills(skills, records, { outDir, rootDir, compiler, hashes, validators }, options, force, report);
     if (skillsRecord === undefined && records.some((r) => r.id === SKILLS_ID && r.file === SKILLS_DIR)) {
       await removeCapability(outDir, SKILLS_ID);
       removed.add(SKILLS_ID);
@@ -309,10 +292,6 @@ function irFingerprint(capability: CapabilityIR, compiler: string): Record<strin
   return { [capability.source.file]: hash };
 }
 
-function sameInputs(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
-  return a !== undefined && Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => a[key] === value);
-}
-
 /** `INVALID_DEFINITION` for a params schema ajv cannot compile, naming the function and the field. */
 function schemaDiagnostic(capability: CapabilityIR, problem: SchemaProblem): Diagnostic {
   const fn = capability.functions.find((f) => f.name === problem.function);
@@ -335,12 +314,12 @@ async function loadValidators(): Promise<ValidatorsCompiler> {
 /**
  * Builds the project's skills (`skills`, relative paths) into `@capabilities/skills`, checked against the other built
  * capabilities of `records`; reports each skill that failed and the module. Returns its record, or undefined when no
- * skill built (or the id is another capability's).
+ * skill built (or the id is another capability's). `validators` loads the bridge's (and prepares the output folder).
  */
 async function buildSkills(
   skills: readonly string[],
   records: readonly BuiltRecord[],
-  context: CompileContext,
+  context: Omit<CompileContext, 'validators'> & { validators: () => Promise<ValidatorsCompiler> },
   options: BuildOptions,
   force: boolean,
   report: (entry: BuildProgress) => void,
@@ -352,9 +331,11 @@ async function buildSkills(
     report({ ...failure(SKILLS_DIR, 'NAME_COLLISION', message), id: SKILLS_ID });
     return undefined;
   }
-  const declarations = await skillDeclarations(context.outDir, options.sandboxDeclarations, records.map((r) => r.id));
+  const others = records.filter((r) => r.id !== SKILLS_ID);
+  const key = await skillsKey(context.outDir, context.compiler, others, options.sandboxDeclarations);
+  const declarations = () => skillDeclarations(context.outDir, options.sandboxDeclarations, others.map((r) => r.id));
   const last = records.find((r) => r.id === SKILLS_ID);
-  const result = await readSkills(context.rootDir, skills, declarations, context.compiler, force ? undefined : last?.inputs);
+  const result = await readSkills(context.rootDir, skills, key, declarations, force ? undefined : last?.inputs);
   for (const [file, diagnostics] of result.failures) report({ id: SKILLS_ID, file, status: 'failed', diagnostics, durationMs: 0 });
   if (result.unchanged && last) {
     report({ id: SKILLS_ID, file: SKILLS_DIR, status: 'unchanged', diagnostics: [], durationMs: performance.now() - started });
@@ -362,7 +343,8 @@ async function buildSkills(
   }
   if (!result.capability) return undefined;
   const source: ReadSource = { file: SKILLS_DIR, result: { capabilities: [result.capability], diagnostics: [], inputs: [], hostModules: {} }, durationMs: 0 };
-  const { record, ...entry } = compileCapability(result.capability, source, [], { ...context, fingerprint: result.inputs }, result.declarations);
+  const compileContext = { ...context, validators: await context.validators(), fingerprint: result.inputs };
+  const { record, ...entry } = compileCapability(result.capability, source, [], compileContext, result.declarations);
   report({ ...entry, durationMs: performance.now() - started });
   return record;
 }

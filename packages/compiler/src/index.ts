@@ -23,6 +23,8 @@ export {
   type LoadedConfig,
   type ResolvedConfig,
 } from './config/load.js';
+/** The files besides the config that configure a project's MCP servers (`.mcp.json` or `mcp.json`, `.env`). */
+export { MCP_PROJECT_FILES } from '@agent-spaces/mcp/config';
 export {
   createTypechecker,
   formatDiagnostics,

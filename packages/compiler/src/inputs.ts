@@ -5,6 +5,7 @@ import { stat } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import type { BuiltRecord } from './build-state.js';
+import { readerFor } from './sources/index.js';
 
 /** The files a build considers, and the literal (non-glob) source paths that do not exist or are not files. */
 export interface ExpandedSources {
@@ -84,7 +85,7 @@ export class FileHashes {
  * True when every capability built from one source was built by this compiler version from inputs whose content
  * is unchanged: such a source is skipped without being read.
  */
-export function isUnchanged(records: readonly BuiltRecord[], version: string, rootDir: string, hashes: FileHashes): boolean {
+function isUnchanged(records: readonly BuiltRecord[], version: string, rootDir: string, hashes: FileHashes): boolean {
   if (records.length === 0) return false;
   return records.every(
     ({ compilerVersion, inputs }) =>
@@ -93,6 +94,40 @@ export function isUnchanged(records: readonly BuiltRecord[], version: string, ro
       Object.keys(inputs).length > 0 &&
       Object.entries(inputs).every(([file, hash]) => hashes.get(resolve(rootDir, file)) === hash),
   );
+}
+
+/** What the last build says of the files a build considers: see {@link sourceStates}. */
+export interface SourceStates {
+  /** Sources (absolute paths, sorted) to read: not built yet, changed, or built by another compiler version. */
+  stale: string[];
+  /** Sources (absolute paths, sorted) whose capabilities stay as built, each with their records. */
+  fresh: Array<{ file: string; records: BuiltRecord[] }>;
+  /** Files (relative to `rootDir`) that sources of the last build read besides themselves. */
+  pulledIn: Set<string>;
+}
+
+/**
+ * Sorts the `files` of a build by the last build's `records` into stale and fresh sources, hashing files only (with
+ * `force`, every source is stale). A file that has a source reader, or was named literally, is a source, unless
+ * another source reads it (a handler module, a data file) and it defines no capability of its own.
+ */
+export function sourceStates(
+  files: ExpandedSources['files'],
+  records: readonly BuiltRecord[],
+  check: { rootDir: string; version: string; hashes: FileHashes; force?: boolean },
+): SourceStates {
+  const rel = (file: string) => toPosix(relative(check.rootDir, file));
+  const bySource = new Map<string, BuiltRecord[]>();
+  for (const record of records) bySource.set(record.file, [...(bySource.get(record.file) ?? []), record]);
+  const pulledIn = new Set(records.flatMap((record) => Object.keys(record.inputs ?? {}).filter((f) => f !== record.file)));
+  const states: SourceStates = { stale: [], fresh: [], pulledIn };
+  for (const { file, explicit } of files) {
+    const built = bySource.get(rel(file)) ?? [];
+    if (!(explicit || readerFor(file)) || (pulledIn.has(rel(file)) && built.length === 0)) continue;
+    if (check.force !== true && isUnchanged(built, check.version, check.rootDir, check.hashes)) states.fresh.push({ file, records: built });
+    else states.stale.push(file);
+  }
+  return states;
 }
 
 /** Runs `task` over `items` with at most `limit` running at once; resolves when all are done. */

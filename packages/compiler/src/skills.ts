@@ -9,12 +9,13 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CAPABILITY_PREFIX, type CapabilityIR, type Diagnostic } from '@agent-spaces/capabilities';
 import type ts from 'typescript';
-import { readBuiltRecords } from './build-state.js';
+import { type BuiltRecord, readBuiltRecords, sameInputs } from './build-state.js';
 import { readDeclarations } from './catalog.js';
 import { createTypechecker, type Typechecker } from './check/index.js';
-import type { DeclarationsResult } from './emit/declarations.js';
-import { stringLiteral } from './emit/escape.js';
-import { bundleModule } from './sources/npm/sandbox.js';
+import { indentBlock, type DeclarationsResult } from './emit/declarations.js';
+import { jsDoc, stringLiteral } from './emit/escape.js';
+import type { Bundle } from './sources/npm/bundle-text.js';
+import { bundleForIsolate } from './sources/npm/sandbox.js';
 
 /** The module id of the skills, and the name of the object it exports. */
 export const SKILLS_ID = 'skills';
@@ -55,61 +56,86 @@ export async function skillFiles(rootDir: string): Promise<string[]> {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/**
- * Checks and bundles the skill `files` (relative to `rootDir`) against `declarations` (file name → text: the built
- * capabilities and the sandbox's own); never throws for a bad skill. Nothing is checked when the files and
- * declarations are those of `last` (the inputs of the last build), which then is `unchanged`.
- */
-export async function readSkills(
-  rootDir: string,
-  files: readonly string[],
-  declarations: ReadonlyMap<string, string>,
-  compiler: string,
-  last?: Record<string, string>,
-): Promise<SkillsResult> {
+/** The skill files read: their code, the problems of those that could not be read, and the inputs record of a build. */
+interface ReadFiles {
+  codes: Map<string, string>;
+  failures: Map<string, Diagnostic[]>;
+  /** `key` (what they are checked against) and the sha256 of each file read. */
+  inputs: Record<string, string>;
+}
+
+async function readSkillFiles(rootDir: string, files: readonly string[], key: string): Promise<ReadFiles> {
   const codes = new Map<string, string>();
   const failures = new Map<string, Diagnostic[]>();
+  const inputs: Record<string, string> = { [SKILLS_DIR]: key };
   for (const file of files) {
     try {
-      codes.set(file, await readFile(join(rootDir, file), 'utf8'));
+      const code = await readFile(join(rootDir, file), 'utf8');
+      codes.set(file, code);
+      inputs[file] = sha256(code);
     } catch (error) {
       failures.set(file, [{ code: 'SOURCE_UNREADABLE', severity: 'error', file, message: `cannot read ${file}: ${(error as Error).message}` }]);
     }
   }
-  const sorted = [...declarations].sort(([a], [b]) => (a < b ? -1 : 1));
-  const inputs: Record<string, string> = { [SKILLS_DIR]: sha256([compiler, ...sorted.flat()].join('\0')) };
-  for (const [file, code] of codes) inputs[file] = sha256(code);
-  if (failures.size === 0 && last && Object.keys(last).length === Object.keys(inputs).length && Object.entries(inputs).every(([k, v]) => last[k] === v)) {
-    return { unchanged: true, failures, inputs };
-  }
+  return { codes, failures, inputs };
+}
+
+/** True when the skill files read are those `last` (the inputs of the last build) was built from, none unreadable. */
+const unchangedSince = (read: ReadFiles, last: Record<string, string> | undefined) => read.failures.size === 0 && sameInputs(last, read.inputs);
+
+/**
+ * True when the skill `files` (relative to `rootDir`) are those the skills record `last` was built from by compiler
+ * `version`, all of them built. A build then keeps the skills as built unless what they are checked against changed.
+ */
+export async function skillsUnchanged(rootDir: string, files: readonly string[], version: string, last: BuiltRecord | undefined): Promise<boolean> {
+  const key = last?.inputs?.[SKILLS_DIR];
+  if (last?.compilerVersion !== version || key === undefined) return false;
+  return unchangedSince(await readSkillFiles(rootDir, files, key), last.inputs);
+}
+
+/**
+ * Checks and bundles the skill `files` (relative to `rootDir`) against `declarations` (file name → text: the built
+ * capabilities and the sandbox's own, read only when needed); never throws for a bad skill. `key` names what they are
+ * checked against ({@link skillsKey}). Nothing is read or checked when the files and key are those of `last` (the
+ * inputs of the last build), which then is `unchanged`.
+ */
+export async function readSkills(
+  rootDir: string,
+  files: readonly string[],
+  key: string,
+  declarations: () => Promise<ReadonlyMap<string, string>>,
+  last?: Record<string, string>,
+): Promise<SkillsResult> {
+  const read = await readSkillFiles(rootDir, files, key);
+  const { codes, failures, inputs } = read;
+  if (unchangedSince(read, last)) return { unchanged: true, failures, inputs };
   const { default: typescript } = await import('typescript');
-  const checker = await createTypechecker({ declarations });
-  const skills: Skill[] = [];
+  const checker = await createTypechecker({ declarations: await declarations() });
+  let skills: Skill[] = [];
   try {
     for (const [file, code] of codes) {
-      const skill = await checkOne(typescript, checker, rootDir, file, code);
+      const skill = checkOne(typescript, checker, file, code);
       if ('problem' in skill) failures.set(file, [{ code: 'INVALID_DEFINITION', severity: 'error', file, message: skill.problem }]);
       else skills.push(skill);
     }
   } finally {
     checker.dispose();
   }
+  let bundle = skills.length > 0 ? await bundleSkills(rootDir, skills) : undefined;
+  if (bundle?.ok === false) {
+    // Each skill is bundled alone to name those that break the module, which is then bundled without them.
+    for (const skill of skills) {
+      const problem = await bundleProblem(rootDir, skill.file, codes.get(skill.file)!);
+      if (problem) failures.set(skill.file, [{ code: 'INVALID_DEFINITION', severity: 'error', file: skill.file, message: problem.problem }]);
+    }
+    const rest = skills.filter((skill) => !failures.has(skill.file));
+    if (rest.length > 0 && rest.length < skills.length) bundle = await bundleSkills(rootDir, rest);
+    if (bundle.ok) skills = rest;
+    else for (const skill of rest) failures.set(skill.file, bundle.diagnostics);
+  }
   // A failed skill is left out of the inputs, so the next build checks it again (and reports it again).
   for (const file of failures.keys()) delete inputs[file];
-  if (skills.length === 0) return { failures, inputs };
-  const entry = skills.map((s, i) => `import { ${s.name} as s${i} } from ${stringLiteral(join(rootDir, s.file))};\n`).join('');
-  const bundle = await bundleModule({
-    contents: `${entry}export const ${SKILLS_ID} = { ${skills.map((s, i) => `${s.name}: s${i}`).join(', ')} };\n`,
-    rootDir,
-    label: SKILLS_DIR,
-    owner: 'the skills',
-    loader: 'ts',
-    external: EXTERNAL,
-  });
-  if (!bundle.ok) {
-    for (const skill of skills) failures.set(skill.file, bundle.diagnostics);
-    return { failures, inputs };
-  }
+  if (!bundle?.ok) return { failures, inputs };
   const capability: CapabilityIR = {
     id: SKILLS_ID,
     exportName: SKILLS_ID,
@@ -133,9 +159,31 @@ interface SkillProblem {
   problem: string;
 }
 
-/** Checks skill `file` (relative to `rootDir`) holding `code`: its name, its types, its shape, its bundle. */
-async function checkOne(typescript: typeof ts, checker: Typechecker, rootDir: string, file: string, code: string): Promise<Skill | SkillProblem> {
-  const name = file.slice(SKILLS_DIR.length + 1, -'.ts'.length);
+/** The module of `skills`, bundled for the isolate from their files under `rootDir`. */
+function bundleSkills(rootDir: string, skills: readonly Skill[]): Promise<Bundle> {
+  const entry = skills.map((s, i) => `import { ${s.name} as s${i} } from ${stringLiteral(join(rootDir, s.file))};\n`).join('');
+  return bundleForIsolate({
+    contents: `${entry}export const ${SKILLS_ID} = { ${skills.map((s, i) => `${s.name}: s${i}`).join(', ')} };\n`,
+    rootDir,
+    label: SKILLS_DIR,
+    owner: 'the skills',
+    loader: 'ts',
+    external: EXTERNAL,
+  });
+}
+
+/** Why skill `file` (relative to `rootDir`) holding `code` does not bundle for the isolate on its own, if it does not. */
+async function bundleProblem(rootDir: string, file: string, code: string): Promise<SkillProblem | undefined> {
+  const name = skillName(file);
+  const bundle = await bundleForIsolate({ contents: code, rootDir, label: file, owner: `skill "${name}"`, loader: 'ts', external: EXTERNAL });
+  return bundle.ok ? undefined : { code: 'INVALID_DEFINITION', problem: `skill "${name}": ${bundle.diagnostics.map((d) => d.message).join('; ')}` };
+}
+
+const skillName = (file: string) => file.slice(SKILLS_DIR.length + 1, -'.ts'.length);
+
+/** Checks skill `file` holding `code`: its name, its types, its shape. */
+function checkOne(typescript: typeof ts, checker: Typechecker, file: string, code: string): Skill | SkillProblem {
+  const name = skillName(file);
   if (!SKILL_NAME.test(name)) {
     return { code: 'INVALID_DEFINITION', problem: `skill "${name}": the name must be a camelCase identifier (letters and digits, starting with a lower-case letter, at most 64)` };
   }
@@ -147,9 +195,7 @@ async function checkOne(typescript: typeof ts, checker: Typechecker, rootDir: st
     return { code: 'TYPE_ERROR', problem };
   }
   const skill = readSkill(typescript, name, file, code);
-  if (typeof skill === 'string') return { code: 'INVALID_DEFINITION', problem: skill };
-  const bundle = await bundleModule({ contents: code, rootDir, label: file, owner: `skill "${name}"`, loader: 'ts', external: EXTERNAL });
-  return bundle.ok ? skill : { code: 'INVALID_DEFINITION', problem: `skill "${name}": ${bundle.diagnostics.map((d) => d.message).join('; ')}` };
+  return typeof skill === 'string' ? { code: 'INVALID_DEFINITION', problem: skill } : skill;
 }
 
 /**
@@ -160,13 +206,32 @@ export async function checkSkill(rootDir: string, name: string, code: string, de
   const { default: typescript } = await import('typescript');
   const checker = await createTypechecker({ declarations });
   try {
-    const skill = await checkOne(typescript, checker, rootDir, `${SKILLS_DIR}/${name}.ts`, code);
+    const file = `${SKILLS_DIR}/${name}.ts`;
+    const skill = checkOne(typescript, checker, file, code);
     if ('problem' in skill) return { ok: false, ...skill };
+    const problem = await bundleProblem(rootDir, file, code);
+    if (problem) return { ok: false, ...problem };
     const { params, result } = skill.types;
     return { ok: true, signature: `${SKILLS_ID}.${name}(${params ? `params${params.optional ? '?' : ''}: ${params.type}` : ''}): Promise<${result}>` };
   } finally {
     checker.dispose();
   }
+}
+
+/**
+ * What the skills are checked against, as one sha256: the compiler version, the sandbox's declarations and the other
+ * built capabilities' `records`. A record's inputs vouch for its `index.d.ts` (it is rebuilt when they change), so
+ * that file is read (from `outDir`) only for a record without inputs.
+ */
+export async function skillsKey(outDir: string, compiler: string, records: readonly BuiltRecord[], sandbox: ReadonlyMap<string, string> = new Map()): Promise<string> {
+  const hash = createHash('sha256').update(compiler);
+  for (const [name, text] of [...sandbox].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(`\0${name}\0${text}`);
+  for (const { id, compilerVersion, inputs } of [...records].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+    if (id === SKILLS_ID) continue;
+    const vouched = inputs !== undefined && Object.keys(inputs).length > 0;
+    hash.update(`\0${id}\0${compilerVersion ?? ''}\0${vouched ? JSON.stringify(inputs) : await readDeclarations(outDir, id)}`);
+  }
+  return hash.digest('hex');
 }
 
 /**
@@ -184,18 +249,11 @@ const EXTERNAL = [`${CAPABILITY_PREFIX}*`, '@agent-spaces/std'];
 
 /** The `index.d.ts` of `@capabilities/skills`: one sub-module per skill file, and the `skills` object. */
 function moduleDeclarations(skills: readonly Skill[]): string {
-  const modules = skills.map((s) => `declare module ${stringLiteral(`${CAPABILITY_PREFIX}${SKILLS_ID}/${s.name}`)} {\n${indent(s.declarations)}\n}\n`);
+  const modules = skills.map((s) => `declare module ${stringLiteral(`${CAPABILITY_PREFIX}${SKILLS_ID}/${s.name}`)} {\n${indentBlock(s.declarations, '  ')}\n}\n`);
   const imports = skills.map((s, i) => `  import { ${s.name} as s${i} } from ${stringLiteral(`${CAPABILITY_PREFIX}${SKILLS_ID}/${s.name}`)};\n`);
-  const members = skills.map((s, i) => `${indent(`/**\n${s.types.doc.map((line) => ` * ${line}`).join('\n')}\n */`, '    ')}\n    ${s.name}: typeof s${i};\n`);
+  const members = skills.map((s, i) => `${jsDoc(s.types.doc, '    ')}    ${s.name}: typeof s${i};\n`);
   const object = `  /** The project's skills (${SKILLS_DIR}/<name>.ts). */\n  export const ${SKILLS_ID}: {\n${members.join('')}  };\n`;
   return `// Generated by @agent-spaces/compiler from the project's skills. Do not edit.\n${modules.join('')}declare module ${stringLiteral(CAPABILITY_PREFIX + SKILLS_ID)} {\n${imports.join('')}${object}}\n`;
-}
-
-function indent(text: string, by = '  '): string {
-  return text
-    .split('\n')
-    .map((line) => (line === '' ? line : by + line))
-    .join('\n');
 }
 
 /**
@@ -258,8 +316,8 @@ function readSkill(typescript: typeof ts, name: string, file: string, code: stri
 /** The text lines of a `/** ... *\/` comment, without its delimiters and leading `*`s. */
 function commentLines(comment: string): string[] {
   const lines = comment
-    .replace(/^\/\*\*/, '')
-    .replace(/\*\/$/, '')
+    .replace(/^\/\*\*\s*/, '')
+    .replace(/\s*\*\/$/, '')
     .split('\n')
     .map((line) => line.replace(/^\s*\* ?/, '').trimEnd());
   while (lines[0] === '') lines.shift();

@@ -3,6 +3,7 @@
  * on every CLI start. Everything here is also exported from the package root.
  */
 export {
+  MCP_PROJECT_FILES,
   findMcpJson,
   isStdioServer,
   parseMcpServers,

@@ -99,9 +99,15 @@ export async function readMcpJson(file: string): Promise<McpServers> {
   return parseMcpServers(json.mcpServers, file);
 }
 
+/**
+ * The files of a project's folder that MCP servers are configured by: `mcpJson`, read in this order when the config
+ * has no `mcpServers` ({@link findMcpJson}), and `env`, the `.env` placeholders are expanded from (`loadMcpEnv`).
+ */
+export const MCP_PROJECT_FILES = { mcpJson: ['.mcp.json', 'mcp.json'], env: '.env' } as const;
+
 /** Path of the project's `.mcp.json`, else `mcp.json`, else undefined. */
 export async function findMcpJson(projectRoot: string): Promise<string | undefined> {
-  for (const name of ['.mcp.json', 'mcp.json']) {
+  for (const name of MCP_PROJECT_FILES.mcpJson) {
     const file = join(projectRoot, name);
     try {
       await readFile(file);

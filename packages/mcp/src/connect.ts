@@ -105,7 +105,8 @@ class WatchedStdioTransport extends StdioClientTransport {
  * Failures throw `MCP_UNAVAILABLE` naming the server, with `data.reason` (see {@link McpFailureReason}).
  */
 export async function connectMcpServer(server: string, config: McpServerConfig, options: ConnectOptions = {}): Promise<McpConnection> {
-  const { config: expanded, secrets, variables } = expandServerConfig(server, config, await loadMcpEnv(options));
+  const { config: expanded, variables } = expandServerConfig(server, config, await loadMcpEnv(options));
+  const secrets = [...new Set(variables.values())];
   const timeout = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_MS;
   const client = () => new Client(options.clientInfo ?? { name: 'agent-spaces', version: '0.1.0' }, { capabilities: {} });
   try {

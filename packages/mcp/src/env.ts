@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { AgentSpacesError, expandPlaceholders, type PlaceholderEnv } from '@agent-spaces/capabilities';
-import { isStdioServer, type McpServerConfig } from './config.js';
+import { MCP_PROJECT_FILES, isStdioServer, type McpServerConfig } from './config.js';
 
 /** Variables `${VAR}` placeholders are expanded from. */
 export type McpEnv = PlaceholderEnv;
@@ -18,9 +18,10 @@ export interface McpEnvOptions {
 /** A server's config with every placeholder expanded, and the values that came from variables (to redact). */
 export interface ExpandedServerConfig {
   config: McpServerConfig;
-  /** Non-empty values substituted from the environment or `.env` (defaults written in the config are not secret). */
-  secrets: string[];
-  /** The same values by variable name, for `[REDACTED:VAR]`. */
+  /**
+   * Non-empty values substituted from the environment or `.env`, by variable name, for `[REDACTED:VAR]` (defaults
+   * written in the config are not secret).
+   */
   variables: Map<string, string>;
 }
 
@@ -46,7 +47,7 @@ export function parseDotEnv(text: string, file = '.env'): Record<string, string>
 export async function loadMcpEnv(options: McpEnvOptions = {}): Promise<McpEnv> {
   const host = options.env ?? process.env;
   if (options.projectRoot === undefined) return host;
-  const file = join(options.projectRoot, '.env');
+  const file = join(options.projectRoot, MCP_PROJECT_FILES.env);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -92,7 +93,7 @@ export function expandServerConfig(server: string, config: McpServerConfig, env:
       ...(env ? { env } : {}),
       ...(cwd === undefined ? {} : { cwd }),
     };
-    return { config: expanded, secrets: [...new Set(variables.values())], variables };
+    return { config: expanded, variables };
   }
   const headers = record(config.headers, 'headers');
   const expanded: McpServerConfig = {
@@ -100,5 +101,5 @@ export function expandServerConfig(server: string, config: McpServerConfig, env:
     url: expand(config.url, 'url'),
     ...(headers ? { headers } : {}),
   };
-  return { config: expanded, secrets: [...new Set(variables.values())], variables };
+  return { config: expanded, variables };
 }

@@ -1,4 +1,4 @@
-import { AgentSpacesError, isRecord, jsonProblem, type ExecutorSpec, type HandlerContext } from '@agent-spaces/capabilities';
+import { AgentSpacesError, checkJsonParams, isRecord, type ExecutorSpec, type HandlerContext } from '@agent-spaces/capabilities';
 import type { McpClientPool } from './pool.js';
 import { toToolResult } from './result.js';
 import { parseMcpSourceName } from './source-names.js';
@@ -64,12 +64,7 @@ export function createMcpExecutor(
 /** The call's params as tool arguments; throws `INVALID_PARAMS` for what JSON cannot carry (a bigint, a `Map`, `NaN`…). */
 function paramsObject(params: unknown, context: HandlerContext): Record<string, unknown> {
   if (params === undefined || params === null) return {};
-  const problem = jsonProblem(params);
-  if (problem) {
-    throw new AgentSpacesError('INVALID_PARAMS', `Invalid params for ${context.capability}.${context.function}: params${problem.path} ${problem.message}`, {
-      errors: [problem],
-    });
-  }
+  checkJsonParams(params, `${context.capability}.${context.function}`);
   if (isRecord(params)) return params;
   throw new AgentSpacesError('INVALID_PARAMS', `${context.capability}.${context.function}: params must be an object`, {
     capability: context.capability,

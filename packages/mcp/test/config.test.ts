@@ -121,9 +121,10 @@ describe('${VAR} expansion', () => {
       env: { KEY: '${TOKEN}' },
       cwd: '${HOME_DIR:-/tmp}',
     };
-    const { config: expanded, secrets } = expandServerConfig('svc', config, { BIN_DIR: '/opt', TOKEN: 'tok-123', HOME_DIR: '' });
+    const { config: expanded, variables } = expandServerConfig('svc', config, { BIN_DIR: '/opt', TOKEN: 'tok-123', HOME_DIR: '' });
     expect(expanded).toEqual({ command: '/opt/server', args: ['--token=tok-123', '--mode=safe'], env: { KEY: 'tok-123' }, cwd: '/tmp' });
-    expect(secrets.sort()).toEqual(['/opt', 'tok-123']);
+    expect([...variables.values()].sort()).toEqual(['/opt', 'tok-123']);
+    expect(Object.fromEntries(variables)).toEqual({ BIN_DIR: '/opt', TOKEN: 'tok-123' });
     expect(config.args[0]).toBe('--token=${TOKEN}');
   });
 

@@ -1,11 +1,10 @@
-import { AgentSpacesError, findPoliciesProblem, ratePeriodMs, type McpServers, type PoliciesConfig } from '@agent-spaces/capabilities';
+import { createRedactor, ratePeriodMs, type McpServers, type PoliciesConfig, type Redactor } from '@agent-spaces/capabilities';
 import {
   AuditLog,
   DEFAULT_AUDIT_ROTATION,
   auditLogFile,
   checkPolicyNames,
   createPolicy,
-  createRedactor,
   placeholderNames,
   readAuditLog,
   secretsFromEnv,
@@ -14,7 +13,6 @@ import {
   type BridgeOptions,
   type HostCapability,
   type PolicyHook,
-  type Redactor,
 } from '@agent-spaces/bridge';
 
 /** What {@link createGate} reads from the space's options. */
@@ -48,8 +46,8 @@ export interface Gate {
  */
 export function createGate(options: GateOptions, capabilities: readonly HostCapability[]): Gate {
   const policies = options.policies ?? {};
-  const problem = findPoliciesProblem(policies);
-  if (problem) throw new AgentSpacesError('CONFIG_INVALID', `Invalid policies: ${problem}`, { field: 'policies' });
+  // Checks every field of `policies` (CONFIG_INVALID), also when the space's own `policy` hook is used instead.
+  const rulesPolicy = createPolicy(policies);
   checkPolicyNames(policies, capabilities);
   const names = new Set([
     ...(policies.secrets ?? []),
@@ -63,7 +61,7 @@ export function createGate(options: GateOptions, capabilities: readonly HostCapa
   const history = windowMs > 0 && auditFile !== undefined ? admittedCalls(auditFile, windowMs) : undefined;
   return {
     bridgeOptions: {
-      policy: options.policy ?? createPolicy(policies),
+      policy: options.policy ?? rulesPolicy,
       ...(options.onApproval ? { onApproval: options.onApproval } : {}),
       ...(options.awaitApprovals ? { awaitApprovals: true } : {}),
       ...(policies.approvalTimeoutMs ? { approvalTimeoutMs: policies.approvalTimeoutMs } : {}),

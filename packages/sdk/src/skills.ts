@@ -4,16 +4,18 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { AgentSpacesError, CAPABILITY_PREFIX, capabilitiesDir, editorTsconfig, readCatalog } from '@agent-spaces/capabilities';
 import type { BuildReport } from '@agent-spaces/compiler';
-import { SANDBOX_DECLARATIONS } from './space.js';
+import { SANDBOX_DECLARATIONS } from './declarations.js';
 
 /** The project whose skills are meant: the folder of its config file (default the current folder), or the file itself. */
 export interface SkillProject {
   rootDir?: string;
   /** Config file, relative to `rootDir` (default: the usual names, `agent-spaces.config.*`). */
   configFile?: string;
+  /** Build output folder (relative to the config file's folder) instead of the config's `outDir`. */
+  outDir?: string;
 }
 
 /** What {@link saveSkill} saves. */
@@ -145,7 +147,8 @@ function withDoc(code: string, name: string, description: string | undefined): s
 
 async function loadProject(options: SkillProject) {
   const { loadConfig } = await import('@agent-spaces/compiler');
-  return loadConfig({ cwd: options.rootDir ?? process.cwd(), ...(options.configFile ? { configFile: options.configFile } : {}) });
+  const project = await loadConfig({ cwd: options.rootDir ?? process.cwd(), ...(options.configFile ? { configFile: options.configFile } : {}) });
+  return options.outDir === undefined ? project : { ...project, config: { ...project.config, outDir: resolve(project.rootDir, options.outDir) } };
 }
 
 /** Builds the project as `capabilities build` does. */

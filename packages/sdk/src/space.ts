@@ -33,16 +33,17 @@ import {
 import {
   ProcessSandbox,
   Sandbox,
-  SANDBOX_GLOBALS_DTS,
   type ProcessOptions,
   type RunLimits,
   type RunOutcome,
   type SandboxHost,
   type SandboxStats,
   type SandboxSessionHandle,
+  type SessionOptions,
 } from '@agent-spaces/runtime';
 import type { ResolvedConfig } from '@agent-spaces/compiler';
-import { STD_DTS, STD_MODULE_SOURCE, createStdCapability } from '@agent-spaces/std';
+import { STD_MODULE_SOURCE, createStdCapability } from '@agent-spaces/std';
+import { SANDBOX_DECLARATIONS } from './declarations.js';
 import { createSpaceMcp } from './mcp.js';
 import { AgentViews, ask, type AgentRun, type AskOptions } from './agent/ask.js';
 import { hideDeclarations, withoutHidden, type FunctionFilter } from './offer.js';
@@ -166,7 +167,7 @@ export interface Space {
   /** Typechecks agent code against the space's capabilities; returns diagnostics (empty when fine). */
   check(code: string): Promise<TypecheckDiagnostic[]>;
   /** A session keeps one context: top-level declarations of a run are visible to the next. `owner` as in {@link RunOptions}. */
-  createSession(options?: { owner?: string }): Session;
+  createSession(options?: SessionOptions): Session;
   /** The `.d.ts` text of every module agent code may import, by file name. */
   declarations(): ReadonlyMap<string, string>;
   /** How many sandbox processes (0 in-process) and sessions the space holds now. */
@@ -181,15 +182,6 @@ export interface Session {
   run(code: string, options?: RunOptions): Run;
   close(): Promise<void>;
 }
-
-/**
- * The declaration files (name → text) of what the sandbox gives agent code besides its capabilities: the sandbox
- * globals and `@agent-spaces/std`. Every typecheck sees them; a build writes them for editors (`sandboxDeclarations`).
- */
-export const SANDBOX_DECLARATIONS: ReadonlyMap<string, string> = new Map([
-  ['sandbox-globals.d.ts', SANDBOX_GLOBALS_DTS],
-  ['agent-spaces-std.d.ts', STD_DTS],
-]);
 
 /**
  * The options a project's config file sets for its spaces (`config` as the compiler's `loadConfig` resolves it, whose

@@ -24,11 +24,11 @@ export const AUTH_TOKEN_ENV = 'AGENT_SPACES_MCP_TOKEN';
 
 /**
  * `agent-spaces mcp serve [--stdio | --port 8080 --host 127.0.0.1] [--timeout 3600] [--max-sessions N]
- * [--auth-token T] [--headless deny|allow] [--log-format text|json] [--config F] [--out DIR]`: serves the config's
- * spaces (or one `default` space of every built capability) over stdio (the default) or Streamable HTTP until stdin
- * ends or SIGINT/SIGTERM. Everything it prints goes to stderr (stdout is the stdio transport): with `--log-format json`
- * only log lines, one JSON object each; with `text` (the default) human messages and one text line per log event.
- * Returns 0, or 2 for a bad option value.
+ * [--max-sessions-per-client N] [--auth-token T] [--headless deny|allow] [--log-format text|json] [--config F]
+ * [--out DIR]`: serves the config's spaces (or one `default` space of every built capability) over stdio (the
+ * default) or Streamable HTTP until stdin ends or SIGINT/SIGTERM. Everything it prints goes to stderr (stdout is the
+ * stdio transport): with `--log-format json` only log lines, one JSON object each; with `text` (the default) human
+ * messages and one text line per log event. Returns 0, or 2 for a bad option value.
  */
 export async function serve(context: ServeContext): Promise<number> {
   const { values, output } = context;
@@ -66,6 +66,7 @@ export async function serve(context: ServeContext): Promise<number> {
     headlessMode: flags.headless ?? settings.headlessMode ?? 'deny',
     log,
     space,
+    configFile: file,
     ...(model ? { model } : {}),
   };
   const maxSessions = flags.maxSessions ?? settings.maxSessions;
@@ -76,7 +77,7 @@ export async function serve(context: ServeContext): Promise<number> {
   const names = spaces.map((s) => s.id).join(', ');
   const codeHost = createCodeModeHost(options);
   // A changed config file is served without a restart (a new build is noticed by the host itself); one that does not
-  // load leaves the previous one served. The server settings (port, caps) are read at start only.
+  // load leaves the previous one served. The server settings (port, caps) and the top-level `model` are read at start only.
   const onConfigChange = () => {
     load().then(
       (next) => {

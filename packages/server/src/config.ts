@@ -1,5 +1,5 @@
 import { AgentSpacesError, type ObjectSchema } from '@agent-spaces/capabilities';
-import { MODEL_PROVIDERS, type ModelSettings, type ToolPermission } from '@agent-spaces/sdk';
+import { TOOL_PERMISSIONS, parseModel, type ModelSettings, type ToolPermission } from '@agent-spaces/sdk';
 
 /** A skill of a space (seed 001): an injectable prompt fragment, switched on or off. */
 export interface SkillDefinition {
@@ -155,7 +155,7 @@ export function parseServerConfig(value: unknown, file: string): ServerConfig {
   const server = root.server === undefined ? {} : parseSettings(check, root.server);
   const spaces = root.spaces === undefined ? [] : check.array(root.spaces, 'spaces').map((item, i) => parseSpace(check, item, `spaces[${i}]`));
   checkUnique(check, spaces);
-  return root.model === undefined ? { server, spaces } : { server, spaces, model: parseModel(check, root.model, 'model') };
+  return root.model === undefined ? { server, spaces } : { server, spaces, model: parseModel(root.model, 'model', file) };
 }
 
 function parseSettings(check: Checker, value: unknown): ServerSettings {
@@ -211,7 +211,6 @@ const SPACE_KEYS = [
   'model',
   'toolPermission',
 ];
-const TOOL_PERMISSIONS: readonly ToolPermission[] = ['never', 'tool', 'always'];
 
 function parseSpace(check: Checker, value: unknown, at: string): SpaceDefinition {
   const o = check.object(value, at, SPACE_KEYS);
@@ -239,28 +238,12 @@ function parseSpace(check: Checker, value: unknown, at: string): SpaceDefinition
   if (o.prompts !== undefined) {
     space.prompts = check.array(o.prompts, `${at}.prompts`).map((item, i) => parsePrompt(check, item, `${at}.prompts[${i}]`));
   }
-  if (o.model !== undefined) space.model = parseModel(check, o.model, `${at}.model`);
+  if (o.model !== undefined) space.model = parseModel(o.model, `${at}.model`, check.file);
   if (o.toolPermission !== undefined) {
-    if (!TOOL_PERMISSIONS.includes(o.toolPermission as ToolPermission)) check.fail(`${at}.toolPermission`, 'must be "never", "tool" or "always"');
+    if (!TOOL_PERMISSIONS.includes(o.toolPermission as ToolPermission)) check.fail(`${at}.toolPermission`, `must be one of ${TOOL_PERMISSIONS.map((p) => `"${p}"`).join(', ')}`);
     space.toolPermission = o.toolPermission as ToolPermission;
   }
   return space;
-}
-
-function parseModel(check: Checker, value: unknown, at: string): ModelSettings {
-  const o = check.object(value, at, ['provider', 'model', 'baseURL', 'apiKey', 'timeoutSeconds', 'maxRetries']);
-  const provider = o.provider as ModelSettings['provider'];
-  if (!MODEL_PROVIDERS.includes(provider)) check.fail(`${at}.provider`, `must be one of ${MODEL_PROVIDERS.map((p) => `"${p}"`).join(', ')}`);
-  const model: ModelSettings = { provider, model: check.string(o.model, `${at}.model`) };
-  if (o.baseURL !== undefined) {
-    const url = check.string(o.baseURL, `${at}.baseURL`);
-    if (!/^https?:\/\//.test(url)) check.fail(`${at}.baseURL`, 'must be an http(s) URL');
-    model.baseURL = url;
-  } else if (provider === 'openai-compatible') check.fail(`${at}.baseURL`, 'is required for provider "openai-compatible"');
-  if (o.apiKey !== undefined) model.apiKey = check.string(o.apiKey, `${at}.apiKey`);
-  if (o.timeoutSeconds !== undefined) model.timeoutSeconds = check.positive(o.timeoutSeconds, `${at}.timeoutSeconds`);
-  if (o.maxRetries !== undefined) model.maxRetries = check.integer(o.maxRetries, `${at}.maxRetries`, 0, 10);
-  return model;
 }
 
 function parseTool(check: Checker, value: unknown, at: string): UserTool | PromptTool {

@@ -4,7 +4,7 @@ import type { RunOptions, RunResult } from '@agent-spaces/sdk';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ArgumentsValidator } from './args.js';
 import type { Catalog } from './catalog.js';
-import type { ModelSettings } from '@agent-spaces/sdk';
+import type { ModelSettings, SkillProject } from '@agent-spaces/sdk';
 import type { HeadlessMode, SpaceDefinition } from './config.js';
 import type { ServerLog } from './log.js';
 import type { SessionStore, StoredSession } from './sessions.js';
@@ -20,6 +20,8 @@ export interface HostState {
   readonly approvalTimeoutMs: number;
   /** Folder user-defined tool files are relative to. */
   readonly baseDir: string;
+  /** The project whose skills `save_skill`, `list_skills` and `delete_skill` keep: its folder, config file and build output. */
+  readonly skillProject: SkillProject;
   readonly validator: ArgumentsValidator;
   readonly log: ServerLog;
   /** The configured model of agent runs in spaces without their own (the config's top-level `model`). */

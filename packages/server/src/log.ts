@@ -8,10 +8,11 @@ export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text'];
 export type LogLevel = 'info' | 'warn' | 'error';
 
 /**
- * What the server logs. `server.started` / `server.stopped` (transport, counts); `server.reloaded` (config file, ok);
- * `http.refused` (status, why); `client.connected` / `client.disconnected` (client id, reason); `client.reaped` (an
- * HTTP client found gone: client id, why); `tool.called` (tool, client, request, session, duration_ms, ok, code);
- * `session.created` / `session.ended` (session, client, space, reason).
+ * What the server logs. `server.started` (transport, spaces; url, auth over HTTP) / `server.stopped` (transport,
+ * reason); `server.reloaded` (config file, ok); `http.refused` (status, why); `client.connected` /
+ * `client.disconnected` (client id, reason); `client.reaped` (an HTTP client found gone: client id, why);
+ * `tool.called` (tool, client, request, session, duration_ms, ok, code); `session.created` / `session.ended`
+ * (session, client, space, reason).
  */
 export type LogEvent =
   | 'server.started'

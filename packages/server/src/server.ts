@@ -54,6 +54,8 @@ export interface CodeModeServerOptions {
   approvalTimeoutSeconds?: number;
   /** `createSpace()` options of every space: `rootDir`, `outDir`, `handlers`, `limits`, `policy`, … */
   space?: SharedSpaceOptions;
+  /** The config file `save_skill` and `delete_skill` rebuild the project from (default: the usual names in `space.rootDir`). */
+  configFile?: string;
   /** Longest silence, in seconds, of a tool call that carries a `progressToken` before a heartbeat notification (default 10). */
   progressIntervalSeconds?: number;
   /** Where tool calls, sessions and clients are logged (default: nowhere; `createServerLog()` writes to stderr). */
@@ -121,6 +123,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
   const spaces = checkSpaces(options.spaces, where);
   const log = options.log ?? silentLog;
   const spaceOptions = options.space ?? {};
+  const baseDir = resolve(spaceOptions.rootDir ?? process.cwd());
   const state: HostState = {
     spaces,
     shared: new SharedSpaces(spaceOptions),
@@ -132,7 +135,12 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
     }),
     headlessMode: settings.headlessMode ?? 'deny',
     approvalTimeoutMs: (options.approvalTimeoutSeconds ?? 600) * 1000,
-    baseDir: resolve(spaceOptions.rootDir ?? process.cwd()),
+    baseDir,
+    skillProject: {
+      rootDir: baseDir,
+      ...(options.configFile ? { configFile: resolve(options.configFile) } : {}),
+      ...(spaceOptions.outDir ? { outDir: resolve(baseDir, spaceOptions.outDir) } : {}),
+    },
     validator: new ArgumentsValidator(),
     log,
     ...(model ? { model } : {}),

@@ -68,11 +68,6 @@ export class SharedSpaces {
     this.#onBuild();
   }
 
-  /** The options every space is created with. */
-  get options(): SharedSpaceOptions {
-    return this.#options;
-  }
-
   /**
    * The current space of `definition` (or of its `variant`; created on first use; a failed creation is retried next
    * time), held until `release()` so that a reload does not close it under a run or a session.

@@ -148,3 +148,32 @@ describe('skills over MCP', () => {
     expect((await callTool(client, 'list_skills')).body.skills).toEqual([]);
   }, 60_000);
 });
+
+describe('skills of a server with its own config file and output folder (mcp serve --config F --out DIR)', () => {
+  it('save_skill and delete_skill rebuild from that config into that folder, which the server reads', async () => {
+    const own = await createProject({ 'own.config.json': JSON.stringify({ capabilities: ['capabilities/*.json'] }) });
+    const outDir = join(own.rootDir, 'out');
+    await buildCapabilities({ rootDir: own.rootDir, sources: ['capabilities/*.json'], sandboxDeclarations: SANDBOX_DECLARATIONS, outDir });
+    const server = createCodeModeServer({
+      spaces: [{ id: 'trains', name: 'Trains' }],
+      space: { rootDir: own.rootDir, outDir: 'out', handlers: own.handlers },
+      configFile: join(own.rootDir, 'own.config.json'),
+    });
+    const ownClient = await connectInMemory(server);
+    try {
+      const saved = await callTool(ownClient, 'save_skill', { name: 'morningTrains', code: MORNING });
+      expect(saved.isError, saved.text).toBe(false);
+      expect((await callTool(ownClient, 'list_skills')).body.skills.map((s: { name: string; built: boolean }) => [s.name, s.built])).toEqual([['morningTrains', true]]);
+      const run = await callTool(ownClient, 'execute', { code: "import { skills } from '@capabilities/skills';\nreturn skills.morningTrains({ station: 'North' });" });
+      expect(run.body).toMatchObject({ result: ['South'] });
+      expect([existsSync(join(outDir, 'capabilities/skills')), existsSync(join(own.outDir, 'capabilities/skills'))]).toEqual([true, false]);
+
+      expect((await callTool(ownClient, 'delete_skill', { name: 'morningTrains' })).isError).toBe(false);
+      const gone = await callTool(ownClient, 'execute', { code: "import { skills } from '@capabilities/skills';\nreturn skills.morningTrains({ station: 'North' });" });
+      expect(gone.isError).toBe(true);
+    } finally {
+      await ownClient.close();
+      await own.cleanup();
+    }
+  }, 60_000);
+});

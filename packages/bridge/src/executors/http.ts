@@ -1,5 +1,5 @@
-import { AgentSpacesError, expandPlaceholders, type PlaceholderEnv } from '@agent-spaces/capabilities';
-import { bodyTooLarge, checkJsonParams, MAX_RESPONSE_BYTES, readBody } from './bodies.js';
+import { AgentSpacesError, checkJsonParams, expandPlaceholders, readResponseBody, type PlaceholderEnv } from '@agent-spaces/capabilities';
+import { bodyTooLarge, MAX_RESPONSE_BYTES } from './bodies.js';
 import type { Executor, ExecutorContext, FunctionRef } from './executor.js';
 
 const MAX_BODY_IN_ERROR = 1000;
@@ -33,14 +33,14 @@ export function httpExecutor(
         throw new AgentSpacesError('HANDLER_ERROR', `POST ${spec.url} failed: ${describeFetchError(error)}`, { url: spec.url });
       }
       if (!response.ok) {
-        const { text } = await readBody(response, MAX_BODY_IN_ERROR, true);
+        const { text } = await readResponseBody(response, MAX_BODY_IN_ERROR, true);
         throw new AgentSpacesError('HANDLER_ERROR', `POST ${spec.url} answered ${response.status} ${response.statusText}`.trim(), {
           url: spec.url,
           status: response.status,
           body: text,
         });
       }
-      const { text, over } = await readBody(response, MAX_RESPONSE_BYTES);
+      const { text, over } = await readResponseBody(response, MAX_RESPONSE_BYTES);
       if (over) throw bodyTooLarge(`POST ${spec.url}`, MAX_RESPONSE_BYTES, { url: spec.url, status: response.status });
       if (text === '') return null;
       if (!(response.headers.get('content-type') ?? '').includes('json')) return text;

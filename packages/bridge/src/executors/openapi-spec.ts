@@ -1,4 +1,4 @@
-import type { OpenApiAuth, OpenApiExecutorSpec, OpenApiOperationSpec, OpenApiParamLocation, OpenApiParamSpec } from '@agent-spaces/capabilities';
+import { escapePointer, type OpenApiAuth, type OpenApiExecutorSpec, type OpenApiOperationSpec, type OpenApiParamLocation, type OpenApiParamSpec } from '@agent-spaces/capabilities';
 
 /** Reports a malformed field: `pointer` is relative to the executor object (`/operations/getTodo/method`). */
 export type SpecFailure = (pointer: string, problem: string) => never;
@@ -16,7 +16,7 @@ export function readOpenApiExecutorSpec(raw: Record<string, unknown>, fail: Spec
   const spec: OpenApiExecutorSpec = {
     kind: 'openapi',
     baseUrl,
-    operations: Object.fromEntries(Object.entries(operations).map(([name, op]) => [name, operation(op, `/operations/${escape(name)}`, fail)])),
+    operations: Object.fromEntries(Object.entries(operations).map(([name, op]) => [name, operation(op, `/operations/${escapePointer(name)}`, fail)])),
   };
   if (raw.auth !== undefined) spec.auth = auth(raw.auth, fail);
   if (raw.headers !== undefined) spec.headers = strings(raw.headers, '/headers', fail);
@@ -80,10 +80,6 @@ function string(value: unknown, at: string, fail: SpecFailure): string {
 
 function strings(value: unknown, at: string, fail: SpecFailure): Record<string, string> {
   const map = record(value, at, fail);
-  for (const [name, v] of Object.entries(map)) string(v, `${at}/${escape(name)}`, fail);
+  for (const [name, v] of Object.entries(map)) string(v, `${at}/${escapePointer(name)}`, fail);
   return map as Record<string, string>;
-}
-
-function escape(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }

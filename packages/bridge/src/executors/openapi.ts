@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { AgentSpacesError, type OpenApiExecutorSpec } from '@agent-spaces/capabilities';
-import { bodyTooLarge, checkJsonParams, MAX_RESPONSE_BYTES, readBody } from './bodies.js';
+import { AgentSpacesError, checkJsonParams, readResponseBody, type OpenApiExecutorSpec } from '@agent-spaces/capabilities';
+import { bodyTooLarge, MAX_RESPONSE_BYTES } from './bodies.js';
 import type { Executor } from './executor.js';
 import { prepareRequest, redact, type PreparedRequest, type SecretEnv } from './openapi-request.js';
 
@@ -104,7 +104,7 @@ async function send(request: PreparedRequest, path: string, settings: Settings, 
     let read: { text: string; over: boolean };
     try {
       // A failed answer is read only as far as its excerpt.
-      read = response.ok ? await readBody(response, settings.maxResponseBytes) : await readBody(response, settings.bodyExcerptLength * 4, true);
+      read = response.ok ? await readResponseBody(response, settings.maxResponseBytes) : await readResponseBody(response, settings.bodyExcerptLength * 4, true);
     } catch (error) {
       throw signal.aborted ? stopped(error) : new AgentSpacesError('HANDLER_ERROR', `${method} ${path}: reading the response failed`, { kind: 'network', ...where }, { cause: error });
     }

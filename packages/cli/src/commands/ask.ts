@@ -7,8 +7,6 @@ import { printEvent } from './run.js';
 import { toJson } from '../json.js';
 import type { CliOutput } from '../output.js';
 
-const PERMISSIONS: readonly ToolPermission[] = ['never', 'tool', 'always'];
-
 /**
  * `agent-spaces ask "<message>"`: a headless agent answers by writing code in the project's space (docs/agents.md),
  * with the config's `model` or `--model [provider:]model` (`--base-url`); prints its steps live (stderr) and its
@@ -18,28 +16,28 @@ export async function ask(context: CommandContext): Promise<number> {
   const { output, values } = context;
   const message = context.positionals[0] ?? '';
   const project = await loadProject(context);
-  const { parseServerConfig } = await import('@agent-spaces/server');
+  const { TOOL_PERMISSIONS, configSpaceOptions, createSpace, parseModel } = await import('@agent-spaces/sdk');
   let model: ModelSettings | undefined;
   let maxTurns: number | undefined;
   let toolPermission: ToolPermission | undefined;
   try {
     if (message.trim() === '') throw usage('message', 'must be a non-empty string');
-    const flagged = withFlags(parseServerConfig(project.raw, project.file).model, values.model, values['base-url']);
-    model = flagged && parseServerConfig({ model: flagged }, '--model / --base-url').model;
+    const flags = values.model !== undefined || values['base-url'] !== undefined;
+    const settings = flags ? withFlags(project.raw.model, values.model, values['base-url']) : project.raw.model;
+    if (settings !== undefined) model = parseModel(settings, 'model', flags ? `${project.file} with --model / --base-url` : project.file);
     if (values['max-turns'] !== undefined) {
       maxTurns = Number(values['max-turns']);
       if (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > 100) throw usage('--max-turns', 'must be an integer from 1 to 100');
     }
     if (values['tool-permission'] !== undefined) {
       toolPermission = values['tool-permission'] as ToolPermission;
-      if (!PERMISSIONS.includes(toolPermission)) throw usage('--tool-permission', `must be one of ${PERMISSIONS.join(', ')}`);
+      if (!TOOL_PERMISSIONS.includes(toolPermission)) throw usage('--tool-permission', `must be one of ${TOOL_PERMISSIONS.join(', ')}`);
     }
   } catch (error) {
     if (!(error instanceof AgentSpacesError) || (error.code !== 'INVALID_ARGUMENTS' && error.code !== 'CONFIG_INVALID')) throw error;
     output.err(`agent-spaces ask: ${error.message}`);
     return 2;
   }
-  const { configSpaceOptions, createSpace } = await import('@agent-spaces/sdk');
   const space = await createSpace({ ...configSpaceOptions(project.rootDir, project.config), outDir: project.outDir });
   try {
     const json = values.json === true;
@@ -60,15 +58,19 @@ export async function ask(context: CommandContext): Promise<number> {
   }
 }
 
-/** The config's model with `--model [provider:]model` and `--base-url` applied (checked by the caller as the config's `model` is). */
-function withFlags(config: ModelSettings | undefined, flag: unknown, baseURL: unknown): ModelSettings | undefined {
-  if (flag === undefined && baseURL === undefined) return config;
+/**
+ * The config's `model` (unchecked) with `--model [provider:]model` and `--base-url` applied, for the caller to check
+ * once; a config `model` that is not an object is returned as it is, for that check to report.
+ */
+function withFlags(config: unknown, flag: unknown, baseURL: unknown): unknown {
+  if (config !== undefined && (typeof config !== 'object' || config === null || Array.isArray(config))) return config;
+  const base = config as Partial<Record<keyof ModelSettings, unknown>> | undefined;
   const text = typeof flag === 'string' ? flag : undefined;
   const at = text?.indexOf(':') ?? -1;
-  const provider = at > 0 ? text!.slice(0, at) : config?.provider;
-  const name = text !== undefined ? text.slice(at + 1) : config?.model;
+  const provider = at > 0 ? text!.slice(0, at) : base?.provider;
+  const name = text !== undefined ? text.slice(at + 1) : base?.model;
   if (provider === undefined || !name) throw usage('--model', 'must be [provider:]model, with a provider when the config has no model');
-  return { ...config, provider: provider as ModelSettings['provider'], model: name, ...(typeof baseURL === 'string' ? { baseURL } : {}) };
+  return { ...base, provider, model: name, ...(typeof baseURL === 'string' ? { baseURL } : {}) };
 }
 
 function usage(field: string, problem: string): AgentSpacesError {

@@ -1,12 +1,15 @@
 import { visibleText, type Diagnostic } from '@agent-spaces/capabilities';
 import type { BuildReport } from '@agent-spaces/compiler';
 import type { CommandContext } from './index.js';
-import { loadProject } from './project.js';
+import { loadProject, type Project } from './project.js';
 import { toJson } from '../json.js';
 import type { CliOutput } from '../output.js';
 
-/** The project a build works on, as {@link loadProject} returns it. */
-export type Project = Awaited<ReturnType<typeof loadProject>>;
+/** What a build redoes regardless of what changed: every source (`force`), remote specs (`refresh`). */
+export interface BuildFlags {
+  force: boolean;
+  refresh: boolean;
+}
 
 /**
  * `agent-spaces capabilities build`: compiles every source, printing one line per capability and a summary; with
@@ -19,7 +22,8 @@ export async function build(context: CommandContext): Promise<number> {
   const { selfServers } = await import('@agent-spaces/compiler');
   const skipped = selfServers(project.config.mcpServers);
   if (!json) for (const server of skipped) output.info(`· mcpServers.${server} skipped: it starts agent-spaces' own MCP server`);
-  const report = await buildProject(context, project, json ? undefined : output);
+  const flags: BuildFlags = { force: context.values.force === true, refresh: context.values.refresh === true };
+  const report = await buildProject(project, flags, json ? undefined : output);
   if (json) {
     output.out(toJson(skipped.length > 0 ? { ...report, skipped: skipped.map((server) => `mcpServers.${server}`) } : report));
   } else {
@@ -30,18 +34,22 @@ export async function build(context: CommandContext): Promise<number> {
   return report.totals.failed > 0 ? 1 : 0;
 }
 
-/** Builds `project` once; with `progress`, prints each capability's line (and its diagnostics) as it is known. */
-export async function buildProject(context: CommandContext, project: Project, progress: CliOutput | undefined): Promise<BuildReport> {
+/**
+ * Builds `project` once, redoing what `flags` say; with `progress`, prints each capability's line (and its
+ * diagnostics) as it is known.
+ */
+export async function buildProject(project: Project, flags: BuildFlags, progress: CliOutput | undefined): Promise<BuildReport> {
   const { buildCapabilities, configSources } = await import('@agent-spaces/compiler');
-  const { SANDBOX_DECLARATIONS } = await import('@agent-spaces/sdk');
+  // The declaration texts alone: the sdk's root would load the sandbox, the bridge and ajv.
+  const { SANDBOX_DECLARATIONS } = await import('@agent-spaces/sdk/declarations');
   return buildCapabilities({
     rootDir: project.rootDir,
     sandboxDeclarations: SANDBOX_DECLARATIONS,
     sources: project.config.capabilities,
     configSources: configSources(project.config),
     outDir: project.outDir,
-    force: context.values.force === true,
-    refresh: context.values.refresh === true,
+    force: flags.force,
+    refresh: flags.refresh,
     onProgress: progress
       ? (entry) => {
           const mark = entry.status === 'built' ? '✓' : entry.status === 'unchanged' ? '·' : '✗';

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { EDITOR_PLUGIN, visibleText } from '@agent-spaces/capabilities';
 import type { CommandContext } from './index.js';
-import { loadProject } from './project.js';
+import { loadProject, type Project } from './project.js';
 import { toJson } from '../json.js';
 import { packageInfo } from '../package-info.js';
 
@@ -14,8 +14,6 @@ interface Check {
   detail: string;
   fix?: string;
 }
-
-type Project = Awaited<ReturnType<typeof loadProject>>;
 
 /**
  * `agent-spaces doctor`: checks Node's version and `--no-node-snapshot`, that isolated-vm loads and runs code, the

@@ -1,6 +1,9 @@
 import { resolve } from 'node:path';
 import type { CommandContext } from './index.js';
 
+/** The project a command works on, as {@link loadProject} returns it. */
+export type Project = Awaited<ReturnType<typeof loadProject>>;
+
 /** The project a command works on: its config, root folder and build output folder. */
 export async function loadProject(context: CommandContext) {
   const { loadConfig } = await import('@agent-spaces/compiler');

@@ -1,13 +1,15 @@
 import { existsSync, lstatSync, readdirSync, watch as watchDir, type Dirent, type FSWatcher } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { toWireError, visibleText } from '@agent-spaces/capabilities';
-import { buildProject, printDiagnostics, type Project } from './build.js';
+import { jsonText, toWireError, visibleText } from '@agent-spaces/capabilities';
+import { buildProject, printDiagnostics, type BuildFlags } from './build.js';
 import type { CommandContext } from './index.js';
-import { loadProject } from './project.js';
-import { toJson } from '../json.js';
+import { loadProject, type Project } from './project.js';
 
 /** How long changes are gathered before a rebuild: an editor's save is often several events. */
 const SETTLE_MS = 150;
+
+/** A rebuild redoes only what changed: `--force` and `--refresh` apply to the first build alone. */
+const REBUILD: BuildFlags = { force: false, refresh: false };
 
 /** Folders never watched or listed, however deep: installed packages and version control. */
 const SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
@@ -22,7 +24,8 @@ const SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
  */
 export async function watch(context: CommandContext, first: Project): Promise<number> {
   const { output } = context;
-  const { SKILLS_DIR } = await import('@agent-spaces/compiler');
+  const { MCP_PROJECT_FILES, SKILLS_DIR } = await import('@agent-spaces/compiler');
+  const mcpFiles = new Set<string>([...MCP_PROJECT_FILES.mcpJson, MCP_PROJECT_FILES.env]);
   const json = context.values.json === true;
   let project = first;
   // Each folder is watched on its own, not recursively: Node's recursive watch on Linux would walk node_modules too.
@@ -100,7 +103,7 @@ export async function watch(context: CommandContext, first: Project): Promise<nu
     changed.clear();
     const files = [...seen];
     if (files.length === 0) return;
-    const configChanged = files.some((file) => file === project.file || ['.mcp.json', 'mcp.json', '.env'].includes(basename(file)));
+    const configChanged = files.some((file) => file === project.file || mcpFiles.has(basename(file)));
     if (configChanged) {
       try {
         project = await loadProject(context);
@@ -113,13 +116,13 @@ export async function watch(context: CommandContext, first: Project): Promise<nu
     }
     let report: Awaited<ReturnType<typeof buildProject>>;
     try {
-      report = await buildProject(context, project, undefined);
+      report = await buildProject(project, REBUILD, undefined);
     } catch (error) {
       // An output folder that cannot be written, a folder that went away: said, and the watch goes on.
       output.err(visibleText(`✗ ${time()} ${files.map(rel).sort().join(', ')}: ${toWireError(error).message}`, '    '));
       return;
     }
-    if (json) return output.out(toJson(report).replace(/\n\s*/g, ''));
+    if (json) return output.out(jsonText(report));
     const { built, unchanged, failed } = report.totals;
     const what = files.map(rel).sort().join(', ');
     (failed > 0 ? output.err : output.info)(`${failed > 0 ? '✗' : '↻'} ${time()} ${what}: ${built} built, ${unchanged} unchanged, ${failed} failed in ${report.durationMs.toFixed(0)} ms`);

@@ -51,8 +51,8 @@ export function searchFields(module: string, path: string, doc: string, context:
   };
 }
 
-/** How deep into nested objects and arrays field names are collected. */
-const FIELD_DEPTH = 3;
+/** How many levels of field names (a parameter's, then those of the objects and arrays below it) search collects. */
+export const FIELD_DEPTH = 3;
 
 /** The property names of a JSON Schema, nested ones (in objects, array items and alternatives) included. */
 function schemaFieldNames(schema: unknown, depth = FIELD_DEPTH): string[] {

@@ -83,7 +83,8 @@ function splitDeclarations(block: string): Map<string, string> {
   return new Map(starts.map(({ name, at }, i) => [name, block.slice(at, starts[i + 1]?.at).trim()]));
 }
 
-function indentBlock(text: string, indent: string): string {
+/** `text` trimmed, each of its lines indented by `indent` (blank lines left empty). */
+export function indentBlock(text: string, indent: string): string {
   return text
     .trim()
     .split('\n')

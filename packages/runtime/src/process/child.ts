@@ -2,11 +2,11 @@
 // the IPC channel (./protocol.ts). A pooled process takes one plain run at a time; a session process hosts many
 // sessions, each its own isolate and context, whose runs go on side by side.
 // Bundled with esbuild (./child-entry.ts): at build time into dist/, from the sources on first use. The parent
-// transpiles agent code: each run comes with its script (./child-transpile.ts stands in for the transpiler).
+// transpiles agent code: each run comes with its script, given to the Sandbox as `transpiled` (./child-transpile.ts
+// stands in for the transpiler).
 import type { CallOutcome, HostPort } from '@agent-spaces/capabilities';
 import { failed } from '../sandbox/outcome.js';
 import { Sandbox, type RunOptions, type SandboxSession } from '../sandbox/sandbox.js';
-import { provideScript } from './child-transpile.js';
 import type { FromChild, ToChild } from './protocol.js';
 
 const send = (message: FromChild): void => {
@@ -59,9 +59,7 @@ process.on('message', (message: ToChild) => {
 async function init({ modules, limits, warmUp }: Extract<ToChild, { kind: 'init' }>): Promise<void> {
   sandbox = new Sandbox({ modules, limits });
   // One run makes everything warm: the isolate, the prelude's code cache, the runtime's code, the next context.
-  const done = provideScript(warmUp.code, warmUp.transpiled);
-  await sandbox.run(warmUp.code, { port: { call: async () => ({ ok: false, error: { code: 'INTERNAL', message: 'warm-up' } }) } });
-  done();
+  await sandbox.run(warmUp.code, { port: { call: async () => ({ ok: false, error: { code: 'INTERNAL', message: 'warm-up' } }) }, transpiled: warmUp.transpiled });
   send({ kind: 'ready' });
 }
 
@@ -78,13 +76,11 @@ async function run({ runId, script, limits, session: sessionId }: Extract<ToChil
         send({ kind: 'call', runId, callId, message });
       }),
   };
-  const options: RunOptions = { port, signal: controller.signal, limits, onLog: (entry) => send({ kind: 'log', runId, entry }) };
+  const options: RunOptions = { port, signal: controller.signal, limits, onLog: (entry) => send({ kind: 'log', runId, entry }), transpiled: script.transpiled };
   const target = sessionId === undefined ? sandbox : sessions.get(sessionId);
-  const done = provideScript(code, script.transpiled);
   const outcome = target
     ? await target.run(code, options)
     : failed({ code: 'SESSION_CLOSED', message: `Session ${String(sessionId)} is not open in this process` }, performance.now());
-  done();
   runs.delete(runId);
   const rssBytes = process.memoryUsage.rss();
   try {

@@ -74,8 +74,9 @@ export class SandboxProcess {
   /** Told when the process becomes available or exits; the pool hands it to sessions by replacing it. */
   owner: ProcessOwner;
   /**
-   * `starting` until ready; `busy` while runs go on; `settling` after a pooled process's run, until the child answers a
-   * ping; `dead` once killed or exited.
+   * `starting` until ready; `busy` during a pooled run; `settling` after it, until the child answers a ping; `dead`
+   * once killed or exited. A session process stays `idle` while its sessions' runs go on: the pool hands out only
+   * pooled processes, so nothing asks whether a session process is free.
    */
   state: 'starting' | 'idle' | 'busy' | 'settling' | 'dead' = 'starting';
   /** Resolves once the child has exited. */
@@ -128,7 +129,7 @@ export class SandboxProcess {
    */
   run(script: Script, limits: RunLimits, options: RunOptions, session: string | undefined, started: number): Promise<RunOutcome> {
     if (this.state === 'dead') return Promise.resolve(failed(this.#death ?? { code: 'SANDBOX_CRASHED', message: 'The sandbox process is gone' }, started));
-    this.state = 'busy';
+    if (session === undefined) this.state = 'busy';
     return new Promise((resolve) => {
       const signal = options.signal;
       const runId = ++lastRunId;
@@ -270,11 +271,8 @@ export class SandboxProcess {
       const mb = Math.round(rssBytes / 1024 / 1024);
       return this.kill({ code: 'SANDBOX_CRASHED', message: `The sandbox process was recycled: its RSS (${mb} MiB) passed the ceiling`, data: { cause: 'rss' satisfies CrashCause } });
     }
-    if (run.session !== undefined) {
-      // A session process takes runs whenever its sessions send them: its child checks each session's isolate itself.
-      if (this.#runs.size === 0) this.state = 'idle';
-      return;
-    }
+    // A session process takes runs whenever its sessions send them: its child checks each session's isolate itself.
+    if (run.session !== undefined) return;
     // A pooled process is available again once the child has shown its event loop is free.
     this.state = 'settling';
     this.#send({ kind: 'ping' });

@@ -18,11 +18,14 @@ export type RunOutcome =
   | { ok: true; value: unknown; logs: LogEntry[]; stats: RunStats }
   | { ok: false; error: WireError; logs: LogEntry[]; stats: RunStats };
 
-/** Transpiles agent code and checks its imports against `modules`; returns the script or the error that ends the run. */
-export async function prepare(code: string, modules: ReadonlyMap<string, string>): Promise<{ script: TranspiledScript } | { error: WireError }> {
+/**
+ * Transpiles agent code (unless `transpiled` is what it transpiles to, made already) and checks its imports against
+ * `modules`; returns the script or the error that ends the run.
+ */
+export async function prepare(code: string, modules: ReadonlyMap<string, string>, transpiled?: TranspiledScript): Promise<{ script: TranspiledScript } | { error: WireError }> {
   let script: TranspiledScript;
   try {
-    script = await transpileAsync(code);
+    script = transpiled ?? (await transpileAsync(code));
   } catch (error) {
     const wire = toWireError(error, 'INTERNAL', 'Cannot transpile the script');
     if (wire.code !== 'IMPORT_NOT_FOUND') return { error: wire };

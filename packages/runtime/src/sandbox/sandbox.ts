@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AgentSpacesError, BRIDGE_MODULE, toWireError, type HostPort, type LogLevel, type WireError } from '@agent-spaces/capabilities';
+import type { TranspiledScript } from '../assemble.js';
 import { resolveLimits, type RunLimits } from '../limits.js';
 import { IsolateHost, IsolatePool, type Lease } from '../pool.js';
 import { warmTranspiler } from '../transpile.js';
@@ -29,6 +30,11 @@ export interface RunOptions {
    * runs without one count as one shared owner. The in-process {@link Sandbox} ignores it.
    */
   owner?: string;
+  /**
+   * @internal What `code` transpiles to, made already: a sandbox process's runs come with the script the parent made
+   * (the process has no transpiler). Its imports are still checked.
+   */
+  transpiled?: TranspiledScript;
 }
 
 /** Options of `SandboxHost.createSession`. */
@@ -72,7 +78,7 @@ export class Sandbox {
     if (this.#closed) return failed({ code: 'SPACE_CLOSED', message: 'The sandbox is closed' }, started);
     const limits = limitsOf(this.#limits, options.limits);
     if ('error' in limits) return failed(limits.error, started);
-    const prepared = await prepare(code, this.#modules);
+    const prepared = await prepare(code, this.#modules, options.transpiled);
     if ('error' in prepared) return failed(prepared.error, started);
     let lease: Lease | undefined;
     try {
@@ -166,7 +172,7 @@ export class SandboxSession {
     const limits = limitsOf(this.#limits, options.limits);
     if ('error' in limits) return failed(limits.error, started);
     const modules = this.#modules();
-    const prepared = await prepare(code, modules);
+    const prepared = await prepare(code, modules, options.transpiled);
     if ('error' in prepared) return failed(prepared.error, started);
     let lease = await this.#lease;
     if (!lease || lease.host.disposed) {

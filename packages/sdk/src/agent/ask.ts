@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { AgentSpacesError, CAPABILITY_PREFIX, type RunEvent, type WireError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, CAPABILITY_PREFIX, toWireError, type RunEvent, type WireError } from '@agent-spaces/capabilities';
 import type { Tool } from 'ai';
 import type { RunOptions, Space, SpaceOptions } from '../space.js';
-import { DEFAULT_MAX_TURNS, agentLoop, toolFailure, type AgentTool, type ToolPermission } from './loop.js';
+import { DEFAULT_MAX_TURNS, agentLoop, toolFailure, type AgentTool } from './loop.js';
 import { configuredModel, type AgentMessage, type AgentModel, type ModelSettings, type ToolCall } from './model.js';
+import { headlessView, type ToolPermission } from './permission.js';
 
 /** Options of `space.ask()`. */
 export interface AskOptions {
@@ -70,7 +71,7 @@ export class AgentRun implements PromiseLike<AskResult>, AsyncIterable<AgentEven
 
 /**
  * The restricted spaces of a space's agent runs (`toolPermission` `tool` and `always`), made on first use with the
- * space's own options plus `hideFunctions`, and closed with it.
+ * space's own options plus the permission's `hideFunctions` ({@link headlessView}), and closed with it.
  */
 export class AgentViews {
   readonly #options: SpaceOptions;
@@ -82,12 +83,12 @@ export class AgentViews {
     this.#create = create;
   }
 
-  /** The space an agent run of `permission` uses: `space` itself for `never`. */
+  /** The space an agent run of `permission` uses: `space` itself when the permission hides nothing (`never`). */
   view(space: Space, permission: ToolPermission): Promise<Space> {
-    if (permission === 'never') return Promise.resolve(space);
+    const { hideFunctions } = headlessView(permission);
+    if (!hideFunctions) return Promise.resolve(space);
     let view = this.#views.get(permission);
     if (!view) {
-      const hideFunctions = permission === 'always' ? () => true : (fn: { requiresApproval: boolean }) => fn.requiresApproval;
       view = this.#create({ ...this.#options, hideFunctions });
       this.#views.set(permission, view);
       view.catch(() => this.#views.delete(permission));
@@ -104,8 +105,8 @@ export class AgentViews {
 
 /**
  * `space.ask()`: a headless agent run on `message` in `space` (the space's prompt as system prompt, the `execute` tool
- * bound to it), seen through `toolPermission`. A run never asks a person: `never` approves what would need approval
- * (deny rules still deny), `tool` and `always` run in a space without the gated (or any) functions.
+ * bound to it), seen through `toolPermission` ({@link headlessView}): a run never asks a person, not even the space's
+ * `onApproval`.
  */
 export function ask(space: Space, views: AgentViews, message: string, options: AskOptions = {}): AgentRun {
   return new AgentRun(options.onEvent, async (emit, runId) => {
@@ -114,19 +115,19 @@ export function ask(space: Space, views: AgentViews, message: string, options: A
     if (!options.model) {
       return fail({ code: 'MODEL_UNAVAILABLE', message: 'space.ask() needs a model: pass { model: { provider, model, baseURL?, apiKey } } (docs/agents.md)' });
     }
+    const permission = options.toolPermission ?? 'tool';
     let model: AgentModel;
     let target: Space;
     try {
       model = 'complete' in options.model ? options.model : configuredModel(options.model);
-      target = await views.view(space, options.toolPermission ?? 'tool');
+      target = await views.view(space, permission);
     } catch (error) {
-      const { code, message: text, data } = error instanceof AgentSpacesError ? error : new AgentSpacesError('INTERNAL', String(error));
-      return fail({ code, message: text, ...(data ? { data } : {}) });
+      return fail(toWireError(error));
     }
     const runOptions: RunOptions = {
       ...(options.signal ? { signal: options.signal } : {}),
       onEvent: emit,
-      ...(options.toolPermission === 'never' ? { onApproval: () => ({ approved: true, by: 'toolPermission: never' }) } : {}),
+      onApproval: headlessView(permission).onApproval,
     };
     const loop = await agentLoop({
       system: spacePrompt(target),

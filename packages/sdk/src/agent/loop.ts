@@ -4,9 +4,6 @@ import type { AgentMessage, AgentModel } from './model.js';
 /** Default most model turns of one agent run. */
 export const DEFAULT_MAX_TURNS = 10;
 
-/** What a headless agent run may call (seed 000): `never` asks for nothing, `tool` drops gated functions, `always` all. */
-export type ToolPermission = 'never' | 'tool' | 'always';
-
 /** A tool of an agent run: what the model is shown, and what answers its calls (never throws: a failure is an error output). */
 export interface AgentTool {
   name: string;

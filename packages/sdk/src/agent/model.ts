@@ -20,6 +20,45 @@ export interface ModelSettings {
   maxRetries?: number;
 }
 
+const MODEL_KEYS = ['provider', 'model', 'baseURL', 'apiKey', 'timeoutSeconds', 'maxRetries'];
+
+/**
+ * Checks `value` as a {@link ModelSettings} (the config's top-level `model`, a space's own, `--model` and `--base-url`):
+ * returns a new object, or throws `CONFIG_INVALID` naming `file` and the key (`<at>.baseURL`, …) — e.g. an
+ * `openai-compatible` model without `baseURL`.
+ */
+export function parseModel(value: unknown, at = 'model', file = 'model settings'): ModelSettings {
+  const fail = (key: string, problem: string): never => {
+    throw new AgentSpacesError('CONFIG_INVALID', `${file}: ${key} ${problem}`, { file, key });
+  };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(at, 'must be an object');
+  const o = value as Record<string, unknown>;
+  const unknownKey = Object.keys(o).find((k) => !MODEL_KEYS.includes(k));
+  if (unknownKey !== undefined) fail(`${at}.${unknownKey}`, `is not a known key (known: ${MODEL_KEYS.join(', ')})`);
+  const text = (key: string): string => {
+    const v = o[key];
+    return typeof v === 'string' && v !== '' ? v : fail(`${at}.${key}`, 'must be a non-empty string');
+  };
+  const provider = o.provider as ModelSettings['provider'];
+  if (!MODEL_PROVIDERS.includes(provider)) fail(`${at}.provider`, `must be one of ${MODEL_PROVIDERS.map((p) => `"${p}"`).join(', ')}`);
+  const model: ModelSettings = { provider, model: text('model') };
+  if (o.baseURL !== undefined) {
+    model.baseURL = text('baseURL');
+    if (!/^https?:\/\//.test(model.baseURL)) fail(`${at}.baseURL`, 'must be an http(s) URL');
+  } else if (provider === 'openai-compatible') fail(`${at}.baseURL`, 'is required for provider "openai-compatible"');
+  if (o.apiKey !== undefined) model.apiKey = text('apiKey');
+  const { timeoutSeconds, maxRetries } = o;
+  if (timeoutSeconds !== undefined) {
+    if (typeof timeoutSeconds !== 'number' || !Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) fail(`${at}.timeoutSeconds`, 'must be a positive number');
+    model.timeoutSeconds = timeoutSeconds as number;
+  }
+  if (maxRetries !== undefined) {
+    if (typeof maxRetries !== 'number' || !Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) fail(`${at}.maxRetries`, 'must be an integer from 0 to 10');
+    model.maxRetries = maxRetries as number;
+  }
+  return model;
+}
+
 /** One tool call the model asked for. */
 export interface ToolCall {
   id: string;
@@ -70,9 +109,12 @@ const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 /**
  * The configured model of `settings` through the Vercel AI SDK (`ai` and the provider package are imported on the
  * first turn). `apiKey` placeholders are expanded from `env` now — an unset variable throws `MODEL_UNAVAILABLE` naming
- * it — and the key is redacted from every error message.
+ * it, as does an `openai-compatible` model without `baseURL` — and the key is redacted from every error message.
  */
 export function configuredModel(settings: ModelSettings, env: PlaceholderEnv = process.env): AgentModel {
+  if (settings.provider === 'openai-compatible' && !settings.baseURL) {
+    throw new AgentSpacesError('MODEL_UNAVAILABLE', 'model.baseURL is required for provider "openai-compatible"', { key: 'model.baseURL' });
+  }
   const secrets = new Map<string, string>();
   const apiKey =
     settings.apiKey === undefined

@@ -16,7 +16,8 @@ export function clientSamples(server: Server): boolean {
 /**
  * The MCP client's own model through `sampling/createMessage`, sent on the stream of the tool call `relatedRequestId`.
  * With `sampling.tools` declared (protocol 2025-11-25) the tools go natively (`tools`, `tool_use`, `tool_result`);
- * otherwise through the text protocol of {@link textProtocol}. Sampling reports no token counts: turns count 0.
+ * otherwise through the text protocol of {@link textProtocol}. Sampling reports no token counts: each turn counts 0
+ * tokens.
  */
 export function samplingModel(server: Server, relatedRequestId: RequestId | undefined): AgentModel {
   const native = server.getClientCapabilities()?.sampling?.tools !== undefined;

@@ -1,5 +1,5 @@
 import { AgentSpacesError } from '@agent-spaces/capabilities';
-import { headlessView } from '../agent/permission.js';
+import { headlessRun } from '../agent/permission.js';
 import { DEFAULT_MAX_TURNS } from '@agent-spaces/sdk';
 import type { SessionRecord } from '../sessions.js';
 import { agentResult, runHeadless } from './prompt.js';
@@ -56,7 +56,7 @@ export function agentTools(spaceIds: readonly string[]): ToolSpec[] {
         let record: SessionRecord;
         if (sessionId === undefined) {
           const definition = connection.definition(spaceId);
-          const client = await connection.space(definition, headlessView(definition.toolPermission).variant);
+          const client = await connection.space(definition, headlessRun(definition.toolPermission).variant);
           record = await sessions.add(connection.id, definition.id, () => client.createSession());
           record.conversation = [];
         } else {

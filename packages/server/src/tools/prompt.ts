@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { chooseModel } from '../agent/choose.js';
-import { headlessView } from '../agent/permission.js';
+import { headlessRun } from '../agent/permission.js';
 import { DEFAULT_MAX_TURNS, type AgentMessage } from '@agent-spaces/sdk';
 import { runAgent, type AgentRunReport } from '../agent/run.js';
 import type { PromptTool, SpaceDefinition } from '../config.js';
@@ -42,7 +42,7 @@ export async function runHeadless(
 ): Promise<AgentRunReport> {
   const { connection, runOptions, requestId } = context;
   const model = chooseModel(connection, space, requestId);
-  const { variant, onApproval } = headlessView(space.toolPermission);
+  const { variant, onApproval } = headlessRun(space.toolPermission);
   const [runner, catalog] = await Promise.all([session ?? connection.space(space, variant), connection.catalog(space, variant)]);
   const { signal, onEvent } = runOptions;
   return runAgent({
@@ -52,7 +52,7 @@ export async function runHeadless(
     model,
     messages,
     maxTurns,
-    runOptions: { ...(signal ? { signal } : {}), ...(onEvent ? { onEvent } : {}), ...(onApproval ? { onApproval } : {}) },
+    runOptions: { ...(signal ? { signal } : {}), ...(onEvent ? { onEvent } : {}), onApproval },
   });
 }
 

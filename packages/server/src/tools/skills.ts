@@ -4,8 +4,8 @@ import type { ToolContext, ToolSpec } from './types.js';
 
 const name = { type: 'string', description: 'The skill\'s name: a camelCase identifier, also its file\'s (skills/<name>.ts) and its function\'s' } as const;
 
-/** The project the server serves: where its skills are kept. */
-const project = ({ connection }: ToolContext) => ({ rootDir: connection.state.baseDir });
+/** The project the server serves: where its skills are kept and built. */
+const project = ({ connection }: ToolContext) => connection.state.skillProject;
 
 /** `save_skill`, `list_skills` and `delete_skill`: the project's typed skills (docs/mcp-server.md, "Skills"). */
 export function skillTools(): ToolSpec[] {

@@ -1,4 +1,4 @@
-import { AgentSpacesError, STD_HTTP_METHODS, type StdHttpMethod } from '@agent-spaces/capabilities';
+import { AgentSpacesError, STD_HTTP_METHODS, canonicalHost, readResponseBody, type StdHttpMethod } from '@agent-spaces/capabilities';
 import type { HostFunction } from '@agent-spaces/bridge';
 import type { HttpMethod, HttpResponseData } from '../sandbox/types.js';
 import { stdFunction } from './define.js';
@@ -82,13 +82,9 @@ async function fetchAllowed(
     }
     const location = response.headers.get('location');
     if (!REDIRECTS.has(response.status) || location === null) {
-      return {
-        url: url.href,
-        status: response.status,
-        statusText: response.statusText,
-        headers: Object.fromEntries(response.headers),
-        body: await readBody(response, maxBytes, url),
-      };
+      const { text, over } = await readResponseBody(response, maxBytes);
+      if (over) throw new AgentSpacesError('PAYLOAD_TOO_LARGE', `http: the response from ${url.host} is larger than ${maxBytes} bytes`, { maxBytes });
+      return { url: url.href, status: response.status, statusText: response.statusText, headers: Object.fromEntries(response.headers), body: text };
     }
     await response.body?.cancel();
     if (hop === MAX_REDIRECTS) throw new AgentSpacesError('HANDLER_ERROR', `http: more than ${MAX_REDIRECTS} redirects from ${params.url}`);
@@ -100,42 +96,26 @@ async function fetchAllowed(
   }
 }
 
-async function readBody(response: Response, maxBytes: number, url: URL): Promise<string> {
-  const tooLarge = () =>
-    new AgentSpacesError('PAYLOAD_TOO_LARGE', `http: the response from ${url.host} is larger than ${maxBytes} bytes`, { maxBytes });
-  const declared = Number(response.headers.get('content-length') ?? 'NaN');
-  if (declared > maxBytes) {
-    await response.body?.cancel();
-    throw tooLarge();
-  }
-  if (!response.body) return '';
-  const decoder = new TextDecoder();
-  let text = '';
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += chunk.byteLength;
-    if (size > maxBytes) throw tooLarge();
-    text += decoder.decode(chunk, { stream: true });
-  }
-  return text + decoder.decode();
-}
-
 interface AllowEntry {
   host: string;
   port: string | undefined;
   subdomains: boolean;
 }
 
-/** Parses `example.com`, `*.example.com` (subdomains only), `example.com:8080`, `127.0.0.1`, `[::1]:3000`. */
-function parseAllowEntry(entry: string): AllowEntry {
+/**
+ * Parses `example.com`, `*.example.com` (subdomains only), `example.com:8080`, `127.0.0.1`, `[::1]:3000`; the host as
+ * `canonicalHost` gives it (`Bücher.example.` is `xn--bcher-kva.example`, as a URL's hostname writes it).
+ */
+export function parseAllowEntry(entry: string): AllowEntry {
   const m = /^(\*\.)?(\[[0-9a-f:.]+\]|[^:/\s[\]*]+)(?::(\d{1,5}))?$/i.exec(entry.trim());
-  if (!m) {
+  const host = m ? canonicalHost(m[2]!) : undefined;
+  if (!m || host === undefined) {
     throw new AgentSpacesError('CONFIG_INVALID', `std.http.allowHosts: '${entry}' is not a host (example.com, *.example.com, host:port)`, {
       field: 'std.http.allowHosts',
       entry,
     });
   }
-  return { subdomains: m[1] !== undefined, host: normalizeHost(m[2]!), port: m[3] };
+  return { subdomains: m[1] !== undefined, host, port: m[3] };
 }
 
 function checkUrl(text: string, allowed: AllowEntry[]): URL {
@@ -148,22 +128,21 @@ function checkUrl(text: string, allowed: AllowEntry[]): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new AgentSpacesError('ACCESS_DENIED', `http: only http and https URLs are allowed, not ${url.protocol}`, { url: text });
   }
-  const host = normalizeHost(url.hostname);
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  const ok = allowed.some(
-    (entry) =>
-      (entry.port === undefined || entry.port === port) &&
-      (entry.subdomains ? host.endsWith(`.${entry.host}`) : host === entry.host),
-  );
-  if (!ok) {
+  if (!isAllowed(url, allowed)) {
     const list = allowed.length === 0 ? 'no hosts are allowed' : `allowed: ${allowed.map(formatEntry).join(', ')}`;
     throw new AgentSpacesError('ACCESS_DENIED', `http: host '${url.host}' is not on the allow-list (${list})`, { host: url.host });
   }
   return url;
 }
 
-function normalizeHost(host: string): string {
-  return host.toLowerCase().replace(/\.$/, '');
+/** Whether an entry of `allowed` lets `url` through: its host (canonical, as entries are) and port. */
+export function isAllowed(url: URL, allowed: readonly AllowEntry[]): boolean {
+  const host = canonicalHost(url.hostname);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return (
+    host !== undefined &&
+    allowed.some((entry) => (entry.port === undefined || entry.port === port) && (entry.subdomains ? host.endsWith(`.${entry.host}`) : host === entry.host))
+  );
 }
 
 function formatEntry(entry: AllowEntry): string {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStdCapability } from '../../src/index.js';
+import { isAllowed, parseAllowEntry } from '../../src/host/http.js';
 import { errorOf, stdBridge, valueOf } from '../helpers.js';
 
 type Route = (req: IncomingMessage, body: string, res: ServerResponse) => void;
@@ -180,5 +181,41 @@ describe('http refusals and limits', () => {
         expect.objectContaining({ code: 'CONFIG_INVALID', data: { field } }),
       );
     }
+  });
+});
+
+describe('allow-list entries match hosts as URLs write them (punycode, no trailing dot, lower case)', () => {
+  const allows = (entries: string[], url: string) => isAllowed(new URL(url), entries.map(parseAllowEntry));
+
+  it.each([
+    ['bücher.example', 'https://xn--bcher-kva.example/'],
+    ['bücher.example', 'https://bücher.example/'],
+    ['bücher.example', 'https://BÜCHER.EXAMPLE./x'],
+    ['Bücher.Example.', 'https://xn--bcher-kva.example/'],
+    ['ｂücher.example', 'https://xn--bcher-kva.example/'],
+    ['xn--bcher-kva.example', 'https://bücher.example/'],
+    ['*.bücher.example', 'https://api.xn--bcher-kva.example/'],
+    ['bücher.example:8443', 'https://xn--bcher-kva.example:8443/'],
+    ['API.Example.COM.', 'http://api.example.com./'],
+    ['127.1', 'http://127.0.0.1:8080/'],
+    ['[0:0::1]:3000', 'http://[::1]:3000/'],
+  ])('%s allows %s', (entry, url) => {
+    expect(allows([entry], url)).toBe(true);
+  });
+
+  it.each([
+    ['bücher.example', 'https://bucher.example/'],
+    ['bücher.example', 'https://xn--bcher-kva.example.evil/'],
+    ['bücher.example', 'https://api.xn--bcher-kva.example/'],
+    ['*.bücher.example', 'https://xn--bcher-kva.example/'],
+    ['bücher.example:8443', 'https://xn--bcher-kva.example/'],
+    ['rivаl.com', 'https://rival.com/'],
+  ])('%s does not allow %s', (entry, url) => {
+    expect(allows([entry], url)).toBe(false);
+  });
+
+  it('reaches a server by an entry in another form of its address (127.1)', async () => {
+    const { call } = stdBridge({ workspaceDir: '/nonexistent', http: { allowHosts: [`127.1:${port}`] } });
+    expect(valueOf(await call('http.request', { url: `${base}/json` }))).toMatchObject({ status: 200 });
   });
 });

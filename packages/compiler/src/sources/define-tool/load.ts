@@ -3,9 +3,8 @@
  * hang, crash, print) stays there: the build reads its definitions and goes on with the other sources either way.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { withCodeFile } from '../../bundle.js';
 
 /** How long importing one `defineTool()` file may take by default. */
 const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
@@ -57,15 +56,8 @@ process.send(reply, () => process.exit(0));
  * `SOURCE_UNREADABLE` when importing throws, exits the process or kills it, and `TIMEOUT` when it takes longer than
  * `timeoutMs` (the child is killed). `name` names the source in messages.
  */
-export async function loadDefinitions(code: string, dir: string, name: string, timeoutMs = DEFAULT_LOAD_TIMEOUT_MS): Promise<LoadResult> {
-  await mkdir(dir, { recursive: true });
-  const file = join(dir, `${basename(name, extname(name))}.${process.pid}-${Math.random().toString(36).slice(2)}.mjs`);
-  await writeFile(file, code);
-  try {
-    return await runLoader(file, name, timeoutMs);
-  } finally {
-    await rm(file, { force: true });
-  }
+export function loadDefinitions(code: string, dir: string, name: string, timeoutMs = DEFAULT_LOAD_TIMEOUT_MS): Promise<LoadResult> {
+  return withCodeFile(code, dir, name, (file) => runLoader(file, name, timeoutMs));
 }
 
 function runLoader(file: string, name: string, timeoutMs: number): Promise<LoadResult> {

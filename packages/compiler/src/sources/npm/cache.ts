@@ -4,9 +4,10 @@
  * `package.json` (its version) and its declarations entry. A broken entry is a miss, never an error.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRecord } from '@agent-spaces/capabilities';
+import { readCacheEntry, writeCacheEntry } from '../../cache-entry.js';
 import type { SourceResult } from '../types.js';
 import type { NpmSource } from './config.js';
 import type { InstalledPackage } from './package.js';
@@ -20,23 +21,13 @@ export async function npmCacheKey(source: NpmSource, installed: InstalledPackage
 
 /** The cached result for `label` when its key is `key`; undefined otherwise. */
 export async function readCachedNpmSource(outDir: string, label: string, key: string): Promise<SourceResult | undefined> {
-  try {
-    const value: unknown = JSON.parse(await readFile(entryFile(outDir, label), 'utf8'));
-    return isRecord(value) && value.key === key && isRecord(value.result) ? (value.result as unknown as SourceResult) : undefined;
-  } catch {
-    return undefined;
-  }
+  const value = await readCacheEntry(cacheDir(outDir), label);
+  return isRecord(value) && value.key === key && isRecord(value.result) ? (value.result as unknown as SourceResult) : undefined;
 }
 
 /** Stores `result` for `label` under `key` (written whole, then renamed into place). */
 export async function writeCachedNpmSource(outDir: string, label: string, key: string, result: SourceResult): Promise<void> {
-  const file = entryFile(outDir, label);
-  await mkdir(join(outDir, 'cache', 'npm'), { recursive: true });
-  const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(temporary, JSON.stringify({ key, result }));
-  await rename(temporary, file);
+  await writeCacheEntry(cacheDir(outDir), label, { key, result });
 }
 
-function entryFile(outDir: string, label: string): string {
-  return join(outDir, 'cache', 'npm', `${createHash('sha256').update(label).digest('hex').slice(0, 32)}.json`);
-}
+const cacheDir = (outDir: string) => join(outDir, 'cache', 'npm');

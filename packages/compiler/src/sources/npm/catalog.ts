@@ -6,13 +6,10 @@
  */
 import { CAPABILITY_PREFIX, CATALOG_VERSION, type CapabilityCatalog, type CatalogFunction } from '@agent-spaces/capabilities';
 import type ts from 'typescript';
-import { searchFields } from '../../emit/catalog.js';
+import { FIELD_DEPTH, searchFields } from '../../emit/catalog.js';
 import { oneLine } from '../../emit/one-line.js';
 import type { NpmSource } from './config.js';
 import type { PackageExport } from './exports.js';
-
-/** How deep into the objects a function takes and returns field names are collected for search. */
-const FIELD_DEPTH = 2;
 
 /**
  * The catalog of package `source`'s `functions` (read from `program`); `description` (the package's) is the context
@@ -77,7 +74,8 @@ export function packageCatalog(
     if (declaration) for (const part of [...declaration.parameters, ...(declaration.type ? [declaration.type] : [])]) collect(part, related);
     for (const [name, text] of related) types[name] ??= text;
     const returns = checker.getAwaitedType(signature.getReturnType()) ?? signature.getReturnType();
-    const fields = signature.getParameters().flatMap((p) => [p.name, ...fieldNames(checker.getTypeOfSymbol(p), FIELD_DEPTH)]);
+    // A parameter's name is the first level of its fields, as a params schema's property is.
+    const fields = signature.getParameters().flatMap((p) => [p.name, ...fieldNames(checker.getTypeOfSymbol(p), FIELD_DEPTH - 1)]);
     const doc = docOf(typescript, checker, signature, symbol);
     return {
       path,

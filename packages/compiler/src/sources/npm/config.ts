@@ -27,7 +27,7 @@ const PACKAGE_NAME = /^(?:@[a-z0-9~-][a-z0-9._~-]*\/)?[a-z0-9~-][a-z0-9._~-]*$/;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /** True for a `capabilities` entry that names an npm package by name (`npm:x`, `@scope/x`, an object), not files. */
-export function isPackageEntry(entry: unknown): boolean {
+export function isPackageEntry(entry: unknown): entry is string | Record<string, unknown> {
   return (typeof entry === 'string' && (entry.startsWith(NPM_PREFIX) || (entry.startsWith('@') && entry !== STD_MODULE))) || isRecord(entry);
 }
 
@@ -37,12 +37,11 @@ export function isPackageFolder(entry: string, rootDir: string): boolean {
 }
 
 /** What is wrong with a package entry of `capabilities` (`{ key: 'package', message: 'must be an npm package name' }`), or undefined. */
-export function findPackageEntryProblem(entry: unknown): { key?: string; message: string } | undefined {
+export function findPackageEntryProblem(entry: string | Record<string, unknown>): { key?: string; message: string } | undefined {
   if (typeof entry === 'string') {
     const name = entry.startsWith(NPM_PREFIX) ? entry.slice(NPM_PREFIX.length) : entry;
     return PACKAGE_NAME.test(name) ? undefined : { message: `"${entry}" does not name an npm package (npm:<package>, @scope/<package>)` };
   }
-  if (!isRecord(entry)) return { message: 'must be a file glob, npm:<package> or { package, name?, exports?, mode? }' };
   for (const key of Object.keys(entry)) {
     if (!['package', 'name', 'exports', 'mode'].includes(key)) return { key, message: 'is not a known key (known: package, name, exports, mode)' };
   }

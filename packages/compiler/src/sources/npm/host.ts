@@ -7,7 +7,7 @@
  */
 import { BRIDGE_MODULE, CAPABILITY_PREFIX, type CapabilityCatalog, type Diagnostic, type FunctionIR } from '@agent-spaces/capabilities';
 import { HOST_BUNDLE_OPTIONS } from '../../bundle.js';
-import { stringLiteral } from '../../emit/escape.js';
+import { jsDoc, stringLiteral } from '../../emit/escape.js';
 import { sourcePrograms } from '../define-tool/program.js';
 import { bundleText, type Bundle } from './bundle-text.js';
 import { packageCatalog } from './catalog.js';
@@ -108,7 +108,7 @@ function proxyModule(id: string, functions: readonly PackageFunction[]): string 
 function hostDeclarations(id: string, functions: readonly PackageFunction[], declarations: PackageDeclarations): string {
   const signature = (access: string) => `(...args: Parameters<${access}>): Promise<Awaited<ReturnType<${access}>>>`;
   const access = (path: string) => `(typeof pkg)${path.split('.').map((part) => `[${stringLiteral(part)}]`).join('')}`;
-  const doc = (fn: PackageFunction, indent: string) => (fn.description ? `${indent}/** ${fn.description.replace(/\*\//g, '*\\/').replace(/\n/g, `\n${indent} * `)} */\n` : '');
+  const doc = (fn: PackageFunction, indent: string) => jsDoc(fn.description ? [fn.description] : [], indent);
   const lines: string[] = [];
   for (const [name, entry] of grouped(functions)) {
     if (entry instanceof Map) {

@@ -16,10 +16,10 @@ export async function bundleForSandbox(source: NpmSource, rootDir: string, label
   const { package: pkg, exports } = source;
   const specifier = JSON.stringify(source.dir ?? pkg);
   const contents = exports ? `export { ${exports.join(', ')} } from ${specifier};\n` : `export * from ${specifier};\n`;
-  return bundleModule({ contents, rootDir, label, owner: pkg });
+  return bundleForIsolate({ contents, rootDir, label, owner: pkg });
 }
 
-/** What {@link bundleModule} bundles. */
+/** What {@link bundleForIsolate} bundles. */
 export interface BundleRequest {
   /** The entry module's source (JavaScript or, with `loader: 'ts'`, TypeScript). */
   contents: string;
@@ -38,7 +38,7 @@ export interface BundleRequest {
  * Bundles `contents` and what it imports into one ES module for the isolate (ES2022, no platform): the one bundler path
  * of sandbox code. `process.env.NODE_ENV` is `"production"`, as bundlers for browsers set it.
  */
-export async function bundleModule(request: BundleRequest): Promise<Bundle> {
+export async function bundleForIsolate(request: BundleRequest): Promise<Bundle> {
   const { contents, rootDir, label, owner } = request;
   const refuseBuiltins: Plugin = {
     name: 'refuse-node-builtins',

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRecord } from '@agent-spaces/capabilities';
+import { readCacheEntry, writeCacheEntry } from '../../cache-entry.js';
 
 /** One fetched spec as stored in the cache: where it was asked for, which URL answered, its text and when. */
 export interface CachedSpec {
@@ -24,27 +23,13 @@ export function specCacheDir(outDir: string): string {
  * unreadable (a broken cache entry is a miss, never an error).
  */
 export async function readCachedSpec(dir: string, key: string, ttlMs: number, now = Date.now()): Promise<CachedSpec | undefined> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(entryFile(dir, key), 'utf8'));
-  } catch {
-    return undefined;
-  }
+  const value = await readCacheEntry(dir, key);
   if (!isRecord(value) || value.key !== key || typeof value.url !== 'string' || typeof value.text !== 'string') return undefined;
   if (typeof value.fetchedAt !== 'number' || now - value.fetchedAt >= ttlMs || value.fetchedAt > now) return undefined;
   return { key, url: value.url, text: value.text, fetchedAt: value.fetchedAt };
 }
 
 /** Stores `entry` (write to a temporary file, then rename, so readers never see half an entry); returns its path. */
-export async function writeCachedSpec(dir: string, entry: CachedSpec): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  const file = entryFile(dir, entry.key);
-  const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(temporary, JSON.stringify(entry));
-  await rename(temporary, file);
-  return file;
-}
-
-function entryFile(dir: string, key: string): string {
-  return join(dir, `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`);
+export function writeCachedSpec(dir: string, entry: CachedSpec): Promise<string> {
+  return writeCacheEntry(dir, entry.key, entry);
 }
