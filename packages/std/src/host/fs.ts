@@ -1,5 +1,5 @@
-import { access, appendFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import type { Dirent, Stats } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { constants, type Dirent, type Stats } from 'node:fs';
 import { AgentSpacesError, isAgentSpacesError, type BooleanSchema, type ObjectSchema, type StringSchema } from '@agent-spaces/capabilities';
 import type { HostFunction } from '@agent-spaces/bridge';
 import type { DirEntry, FileEncoding, FileStat, FileType } from '../sandbox/types.js';
@@ -21,82 +21,90 @@ const withData: ObjectSchema = {
 type PathParams = { path: string };
 type DataParams = PathParams & { data: string; encoding?: FileEncoding };
 
+const { O_RDONLY, O_WRONLY, O_CREAT, O_APPEND } = constants;
+
 /**
  * `fs.*` on the host: every path is resolved inside `workspace`, and errors name the agent's path, never a host path.
- * Unless `write`, the functions that change the workspace fail with `ACCESS_DENIED` before touching it.
+ * Files are read and written through a descriptor the workspace has checked (no symlink at its end, not a file with
+ * more than one hard link). Unless `write`, the functions that change the workspace fail with `ACCESS_DENIED` before
+ * touching it.
  */
 export function fsFunctions(workspace: Workspace, write: boolean): HostFunction[] {
-  const checkWrite = (name: string, path: string) => {
-    if (!write) throw new AgentSpacesError('ACCESS_DENIED', `${name}: the workspace is read-only (std.fs.write is false)`, { path });
-  };
-  const op = <P extends PathParams>(name: string, schema: ObjectSchema, run: (real: string, params: P) => Promise<unknown>, writes = false) =>
+  const op = <P extends PathParams>(name: string, schema: ObjectSchema, run: (params: P) => Promise<unknown>, writes = false) =>
     stdFunction<P>(name, schema, async (params) => {
       try {
-        if (writes) checkWrite(name, params.path);
-        return await run(await workspace.resolve(name, params.path), params);
+        if (writes && !write) {
+          throw new AgentSpacesError('ACCESS_DENIED', `${name}: the workspace is read-only (std.fs.write is false)`, { path: params.path });
+        }
+        return await run(params);
       } catch (error) {
         throw fsError(name, params.path, error);
       }
     });
+  const withFile = workspace.withFile.bind(workspace);
 
   return [
     op<PathParams & { encoding?: FileEncoding }>(
       'fs.readFile',
       { type: 'object', properties: { path, encoding }, required: ['path'], additionalProperties: false },
-      (real, { encoding = 'utf8' }) => readFile(real, { encoding }),
+      ({ path, encoding = 'utf8' }) => withFile('fs.readFile', path, O_RDONLY, (handle) => handle.readFile({ encoding })),
     ),
     op<DataParams>(
       'fs.writeFile',
       withData,
-      async (real, { data, encoding = 'utf8' }) => {
-        await writeFile(real, Buffer.from(data, encoding));
-        return null;
-      },
+      ({ path, data, encoding = 'utf8' }) =>
+        // Truncated only once the descriptor is known to be the workspace's own file (O_TRUNC would cut another's first).
+        withFile('fs.writeFile', path, O_WRONLY | O_CREAT, async (handle) => {
+          await handle.truncate(0);
+          await handle.writeFile(Buffer.from(data, encoding));
+          return null;
+        }),
       true,
     ),
     op<DataParams>(
       'fs.appendFile',
       withData,
-      async (real, { data, encoding = 'utf8' }) => {
-        await appendFile(real, Buffer.from(data, encoding));
-        return null;
-      },
+      ({ path, data, encoding = 'utf8' }) =>
+        withFile('fs.appendFile', path, O_WRONLY | O_CREAT | O_APPEND, async (handle) => {
+          await handle.appendFile(Buffer.from(data, encoding));
+          return null;
+        }),
       true,
     ),
-    op<PathParams>('fs.readdir', pathOnly, async (real) => {
-      const entries = await readdir(real, { withFileTypes: true });
+    op<PathParams>('fs.readdir', pathOnly, async ({ path }) => {
+      const entries = await readdir(await workspace.resolve('fs.readdir', path), { withFileTypes: true });
       return entries.map((entry): DirEntry => ({ name: entry.name, type: typeOf(entry) })).sort((a, b) => (a.name < b.name ? -1 : 1));
     }),
-    op<PathParams>('fs.stat', pathOnly, async (real): Promise<FileStat> => {
-      const stats = await stat(real);
+    op<PathParams>('fs.stat', pathOnly, async ({ path }): Promise<FileStat> => {
+      const stats = await workspace.stat('fs.stat', path);
       return { type: typeOf(stats), size: stats.size, modifiedAt: stats.mtime.toISOString(), createdAt: stats.birthtime.toISOString() };
     }),
     op<PathParams & { recursive?: boolean }>(
       'fs.mkdir',
       { type: 'object', properties: { path, recursive: flag }, required: ['path'], additionalProperties: false },
-      async (real, { recursive = true }) => {
-        await mkdir(real, { recursive });
+      async ({ path, recursive = true }) => {
+        await mkdir(await workspace.resolve('fs.mkdir', path), { recursive });
         return null;
       },
       true,
     ),
-    stdFunction<PathParams & { recursive?: boolean; force?: boolean }>(
+    op<PathParams & { recursive?: boolean; force?: boolean }>(
       'fs.rm',
       { type: 'object', properties: { path, recursive: flag, force: flag }, required: ['path'], additionalProperties: false },
-      async ({ path: agentPath, recursive = false, force = false }) => {
-        try {
-          checkWrite('fs.rm', agentPath);
-          await rm(await workspace.resolveEntry('fs.rm', agentPath), { recursive, force });
-          return null;
-        } catch (error) {
-          throw fsError('fs.rm', agentPath, error);
-        }
+      async ({ path, recursive = false, force = false }) => {
+        // The entry itself: a symlink or a hard link is removed as a name, leaving what it leads to alone.
+        await rm(await workspace.resolveEntry('fs.rm', path), { recursive, force });
+        return null;
       },
+      true,
     ),
-    op<PathParams>('fs.exists', pathOnly, (real) =>
-      access(real).then(
+    op<PathParams>('fs.exists', pathOnly, ({ path }) =>
+      workspace.stat('fs.exists', path).then(
         () => true,
-        () => false,
+        (error: unknown) => {
+          if (isAgentSpacesError(error)) throw error;
+          return false;
+        },
       ),
     ),
   ];

@@ -1,11 +1,13 @@
-import { lstat, mkdir, realpath } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { lstat, mkdir, open, realpath, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
 
 /**
  * A space's workspace folder: turns agent paths (relative, `/`-separated) into host paths that stay inside it.
  * `..` that climbs out, absolute paths and symlinks (anywhere on the way) that lead outside are refused with
- * `ACCESS_DENIED`. The folder is created on first use.
+ * `ACCESS_DENIED`, and so is a file with more than one hard link ({@link withFile}, {@link stat}): its other names may be
+ * outside. The folder is created on first use.
  */
 export class Workspace {
   readonly #dir: string;
@@ -44,6 +46,34 @@ export class Workspace {
     return join(await this.#realInside(fn, path, root, dirname(target)), basename(target));
   }
 
+  /**
+   * Runs `use` on the file `path` names (see {@link resolve}) opened with `flags` (`O_NOFOLLOW` added), and closes it.
+   * The file is refused, from `fstat` of that same descriptor, when it has more than one hard link, so a link planted
+   * between the check and the use cannot switch files. Never truncates: a writer truncates the handle it is given.
+   */
+  async withFile<T>(fn: string, path: string, flags: number, use: (handle: FileHandle) => Promise<T>): Promise<T> {
+    const real = await this.resolve(fn, path);
+    let handle: FileHandle;
+    try {
+      handle = await open(real, flags | constants.O_NOFOLLOW, 0o666);
+    } catch (error) {
+      // The path was resolved without links: one at its end now was put there since.
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw denied(fn, path, 'became a symlink while it was opened');
+      throw error;
+    }
+    try {
+      ownFile(fn, path, await handle.stat());
+      return await use(handle);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** The `lstat` of what `path` names (see {@link resolve}), refused when it is a file with more than one hard link. */
+  async stat(fn: string, path: string): Promise<Stats> {
+    return ownFile(fn, path, await lstat(await this.resolve(fn, path)));
+  }
+
   #lexical(fn: string, path: string, root: string): string {
     if (path.includes('\0')) throw denied(fn, path, 'contains a NUL character');
     if (isAbsolute(path)) throw denied(fn, path, 'is absolute; use a path relative to the workspace');
@@ -76,6 +106,18 @@ function isInside(root: string, target: string): boolean {
   if (target === root) return true;
   const rel = relative(root, target);
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+/**
+ * `stats`, unless they are of a regular file with more than one hard link: another name of it may be outside the
+ * workspace (a link planted there, or made later), and reading or writing it would reach that file. Which names a
+ * file has cannot be listed cheaply, so every such file is refused.
+ */
+function ownFile(fn: string, path: string, stats: Stats): Stats {
+  if (stats.isFile() && stats.nlink > 1) {
+    throw denied(fn, path, `is a file with ${stats.nlink} hard links; one of its other names may be outside the workspace`);
+  }
+  return stats;
 }
 
 function denied(fn: string, path: string, problem: string): AgentSpacesError {

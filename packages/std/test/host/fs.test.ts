@@ -1,4 +1,5 @@
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { link, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { errorOf, stdBridge, tempDir, valueOf } from '../helpers.js';
@@ -170,5 +171,113 @@ describe('fs escape attempts', () => {
     valueOf(await call('fs.rm', { path: 'link', recursive: true }));
     expect(valueOf(await call('fs.readdir', { path: '.' }))).toEqual([]);
     expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('top secret');
+  });
+});
+
+describe('fs refuses files with more than one hard link (issue 25)', () => {
+  const secret = () => join(outside, 'secret.txt');
+  /** Every call that reads or reports a file, against `path`: each must be ACCESS_DENIED. */
+  const attempts = (path: string): Array<[string, Record<string, unknown>]> => [
+    ['fs.readFile', { path }],
+    ['fs.readFile', { path, encoding: 'base64' }],
+    ['fs.writeFile', { path, data: 'overwritten' }],
+    ['fs.appendFile', { path, data: ' appended' }],
+    ['fs.stat', { path }],
+    ['fs.exists', { path }],
+  ];
+  const expectRefused = async (path: string) => {
+    for (const [fn, params] of attempts(path)) {
+      const error = errorOf(await call(fn, params));
+      expect(error, `${fn} ${path}`).toMatchObject({ code: 'ACCESS_DENIED', data: { path } });
+      expect(error.message).toContain('hard links');
+      expect(error.message).not.toContain(base);
+    }
+    expect(await readFile(secret(), 'utf8')).toBe('top secret');
+  };
+
+  it.each([
+    ['at the top of the workspace', 'planted.txt'],
+    ['in a subfolder', 'a/b/planted.txt'],
+    ['under a name that looks like a folder entry', 'a/..planted'],
+  ])('refuses a hard link to an outside file %s, for read, write, append, stat and exists', async (_, path) => {
+    await mkdir(join(workspace, path, '..'), { recursive: true });
+    await link(secret(), join(workspace, path));
+    await expectRefused(path);
+  });
+
+  it('refuses a hard link planted after the run has used the workspace, and a workspace file linked from outside', async () => {
+    valueOf(await call('fs.writeFile', { path: 'own.txt', data: 'mine' }));
+    expect(valueOf(await call('fs.readFile', { path: 'own.txt' }))).toBe('mine');
+    await link(secret(), join(workspace, 'late.txt'));
+    await expectRefused('late.txt');
+    // A second name outside for a file the agent wrote: writing it would now change the outside file too.
+    await link(join(workspace, 'own.txt'), join(outside, 'copy.txt'));
+    expect(errorOf(await call('fs.writeFile', { path: 'own.txt', data: 'changed' })).code).toBe('ACCESS_DENIED');
+    expect(await readFile(join(outside, 'copy.txt'), 'utf8')).toBe('mine');
+  });
+
+  it('refuses a symlink inside the workspace that leads to a hard link', async () => {
+    await mkdir(join(workspace, 'sub'), { recursive: true });
+    await link(secret(), join(workspace, 'sub/planted.txt'));
+    await symlink(join(workspace, 'sub/planted.txt'), join(workspace, 'alias.txt'));
+    await symlink(join(workspace, 'sub'), join(workspace, 'alias-dir'));
+    await expectRefused('alias.txt');
+    await expectRefused('alias-dir/planted.txt');
+  });
+
+  it('refuses it in a read-only workspace too', async () => {
+    await mkdir(workspace);
+    await link(secret(), join(workspace, 'planted.txt'));
+    const readOnly = stdBridge({ workspaceDir: workspace });
+    expect(errorOf(await readOnly.call('fs.readFile', { path: 'planted.txt' })).code).toBe('ACCESS_DENIED');
+    expect(errorOf(await readOnly.call('fs.stat', { path: 'planted.txt' })).code).toBe('ACCESS_DENIED');
+  });
+
+  it('lists a hard link by name and removes the name, leaving the outside file alone', async () => {
+    await mkdir(workspace);
+    await link(secret(), join(workspace, 'planted.txt'));
+    expect(valueOf(await call('fs.readdir', { path: '.' }))).toEqual([{ name: 'planted.txt', type: 'file' }]);
+    valueOf(await call('fs.rm', { path: 'planted.txt' }));
+    expect(valueOf(await call('fs.exists', { path: 'planted.txt' }))).toBe(false);
+    expect(await readFile(secret(), 'utf8')).toBe('top secret');
+    expect((await stat(secret())).nlink).toBe(1);
+  });
+
+  it('checks the descriptor it reads and writes: a file swapped for a hard link in a race is never reached', async () => {
+    await mkdir(workspace);
+    const target = join(workspace, 'racy.txt');
+    await writeFile(target, 'mine');
+    // Another process swaps the name between a file of the workspace and a hard link to the secret, atomically.
+    const swapper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs'); const [secret, target] = process.argv.slice(1);
+         process.stdout.write('go\\n');
+         for (let i = 0; ; i++) {
+           const tmp = target + '.' + (i % 2);
+           if (i % 2) fs.linkSync(secret, tmp); else fs.writeFileSync(tmp, 'mine');
+           fs.renameSync(tmp, target);
+         }`,
+        secret(),
+        target,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise((resolve) => swapper.stdout.once('data', resolve));
+      const seen = new Set<string>();
+      for (let i = 0; i < 2_000 && !(seen.has('mine') && seen.has('ACCESS_DENIED')); i++) {
+        const read = await call('fs.readFile', { path: 'racy.txt' });
+        seen.add(read.ok ? String(read.value) : read.error.code);
+        const written = await call('fs.writeFile', { path: 'racy.txt', data: 'mine' });
+        seen.add(written.ok ? 'mine' : written.error.code);
+      }
+      expect(seen.has('top secret')).toBe(false);
+      expect(seen).toContain('ACCESS_DENIED');
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+    expect(await readFile(secret(), 'utf8')).toBe('top secret');
   });
 });
