@@ -2,7 +2,8 @@ import { unwatchFile, watchFile } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { configSpaceOptions } from '@agent-spaces/sdk';
-import { parseServerConfig, type HeadlessMode, type ServerConfig, type SpaceDefinition } from './config.js';
+import { parseServerConfig, type HeadlessMode, type ServerConfig, type ServerSettings, type SpaceDefinition } from './config.js';
+import type { ClientLifecycle } from './http-clients.js';
 import { startHttpServer } from './http.js';
 import { LOG_FORMATS, createServerLog, type LogFormat } from './log.js';
 import { createCodeModeHost, type CodeModeServerOptions } from './server.js';
@@ -133,10 +134,8 @@ export async function serve(context: ServeContext): Promise<number> {
     ...(settings.allowedHosts ? { allowedHosts: settings.allowedHosts } : {}),
     ...(settings.allowedOrigins ? { allowedOrigins: settings.allowedOrigins } : {}),
     ...(settings.rateLimit !== undefined ? { rateLimit: settings.rateLimit } : {}),
-    lifecycle: {
-      ...(settings.disconnectGraceSeconds !== undefined ? { disconnectGraceMs: settings.disconnectGraceSeconds * 1000 } : {}),
-      ...(settings.clientIdleSeconds !== undefined ? { idleMs: settings.clientIdleSeconds * 1000 } : {}),
-    },
+    ...(settings.requestTimeoutSeconds !== undefined ? { requestTimeoutMs: settings.requestTimeoutSeconds * 1000 } : {}),
+    lifecycle: lifecycleOf(settings),
     log,
   });
   say(`serving ${names} on ${http.url}${authToken ? ' (bearer token required)' : ''}`);
@@ -157,6 +156,19 @@ export async function serve(context: ServeContext): Promise<number> {
   await traces?.close();
   log.event('server.stopped', { transport: 'http', reason });
   return 0;
+}
+
+/** The HTTP client lifecycle the `server` settings set (the rest keeps its defaults). */
+function lifecycleOf(settings: ServerSettings): Partial<ClientLifecycle> {
+  const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
+  const lifecycle = {
+    disconnectGraceMs: ms(settings.disconnectGraceSeconds),
+    idleMs: ms(settings.clientIdleSeconds),
+    unusedMs: ms(settings.unusedClientSeconds),
+    maxUnusedPerAddress: settings.maxUnusedClientsPerAddress,
+    maxUnused: settings.maxUnusedClients,
+  };
+  return Object.fromEntries(Object.entries(lifecycle).filter(([, value]) => value !== undefined));
 }
 
 interface Flags {

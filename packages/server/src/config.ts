@@ -95,6 +95,14 @@ export interface ServerSettings {
   disconnectGraceSeconds?: number;
   /** Seconds of silence after which an HTTP client that never opened a standalone SSE stream is closed (default 1800). */
   clientIdleSeconds?: number;
+  /** Seconds an HTTP client may stay unused (no request with its session id) after `initialize` (default 30). */
+  unusedClientSeconds?: number;
+  /** Most unused HTTP clients of one address; one more frees its oldest (default 128). */
+  maxUnusedClientsPerAddress?: number;
+  /** Most unused HTTP clients of all addresses; one more frees the oldest (default 1024). */
+  maxUnusedClients?: number;
+  /** Seconds an HTTP request's headers and body may take to arrive (default 30; headers at most 10); 408 beyond. */
+  requestTimeoutSeconds?: number;
   headlessMode?: HeadlessMode;
   host?: string;
   port?: number;
@@ -165,6 +173,10 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
     'maxSessionsPerClient',
     'disconnectGraceSeconds',
     'clientIdleSeconds',
+    'unusedClientSeconds',
+    'maxUnusedClientsPerAddress',
+    'maxUnusedClients',
+    'requestTimeoutSeconds',
     'headlessMode',
     'host',
     'port',
@@ -178,6 +190,12 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
   if (o.maxSessionsPerClient !== undefined) settings.maxSessionsPerClient = check.integer(o.maxSessionsPerClient, 'server.maxSessionsPerClient', 1);
   if (o.disconnectGraceSeconds !== undefined) settings.disconnectGraceSeconds = check.positive(o.disconnectGraceSeconds, 'server.disconnectGraceSeconds');
   if (o.clientIdleSeconds !== undefined) settings.clientIdleSeconds = check.positive(o.clientIdleSeconds, 'server.clientIdleSeconds');
+  if (o.unusedClientSeconds !== undefined) settings.unusedClientSeconds = check.positive(o.unusedClientSeconds, 'server.unusedClientSeconds');
+  if (o.maxUnusedClientsPerAddress !== undefined) {
+    settings.maxUnusedClientsPerAddress = check.integer(o.maxUnusedClientsPerAddress, 'server.maxUnusedClientsPerAddress', 1);
+  }
+  if (o.maxUnusedClients !== undefined) settings.maxUnusedClients = check.integer(o.maxUnusedClients, 'server.maxUnusedClients', 1);
+  if (o.requestTimeoutSeconds !== undefined) settings.requestTimeoutSeconds = check.positive(o.requestTimeoutSeconds, 'server.requestTimeoutSeconds');
   if (o.headlessMode !== undefined) {
     if (o.headlessMode !== 'deny' && o.headlessMode !== 'allow') check.fail('server.headlessMode', 'must be "deny" or "allow"');
     settings.headlessMode = o.headlessMode;

@@ -6,7 +6,7 @@ import type { ArgumentsValidator } from './args.js';
 import type { Catalog } from './catalog.js';
 import type { ModelSettings, SkillProject } from '@agent-spaces/sdk';
 import type { HeadlessMode, SpaceDefinition } from './config.js';
-import type { ServerLog } from './log.js';
+import { sessionTag, type ServerLog } from './log.js';
 import type { SessionStore, StoredSession } from './sessions.js';
 import type { SharedSpaces, SpaceVariant } from './shared-spaces.js';
 
@@ -55,11 +55,12 @@ export class Connection {
   }
 
   /**
-   * The client's id, which owns its sessions, marks its runs and names it in logs: its MCP session id over HTTP (known
-   * once it initialized), else an id of its own.
+   * The client's id, which owns its sessions, marks its runs and names it in logs: over HTTP the {@link sessionTag} of
+   * its MCP session id (known once it initialized) — never the id itself, a bearer credential — else an id of its own.
    */
   get id(): string {
-    this.#id ??= this.server.transport?.sessionId ?? randomUUID();
+    const sessionId = this.server.transport?.sessionId;
+    this.#id ??= sessionId === undefined ? randomUUID() : sessionTag(sessionId);
     return this.#id;
   }
 

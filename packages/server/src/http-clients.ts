@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { ServerLog } from './log.js';
+import { sessionTag, type ServerLog } from './log.js';
 
 /** When {@link HttpClients} decides that a client has gone. */
 export interface ClientLifecycle {
@@ -8,14 +8,33 @@ export interface ClientLifecycle {
   disconnectGraceMs: number;
   /** How long a client that never opened a standalone SSE stream may stay silent, in ms. */
   idleMs: number;
+  /** How long a client may stay unused — no request with its session id after its `initialize` — in ms. */
+  unusedMs: number;
+  /** Most unused clients of one address: one more frees the address's oldest. */
+  maxUnusedPerAddress: number;
+  /** Most unused clients of all addresses together: one more frees the oldest. */
+  maxUnused: number;
 }
 
-/** Defaults of {@link ClientLifecycle}: 3 s (the official SDK client retries a dropped stream after 1 s), 30 min. */
-export const DEFAULT_LIFECYCLE: ClientLifecycle = { disconnectGraceMs: 3_000, idleMs: 30 * 60_000 };
+/**
+ * Defaults of {@link ClientLifecycle}: a grace of 3 s (the official SDK client retries a dropped stream after 1 s), an
+ * idle time of 30 min; an unused client lives 30 s, at most 128 of one address and 1,024 in all (≈ 20 KiB each).
+ */
+export const DEFAULT_LIFECYCLE: ClientLifecycle = {
+  disconnectGraceMs: 3_000,
+  idleMs: 30 * 60_000,
+  unusedMs: 30_000,
+  maxUnusedPerAddress: 128,
+  maxUnused: 1_024,
+};
 
 /** One client (MCP session) over HTTP and what tells whether it is still there. */
 interface Tracked {
   readonly transport: StreamableHTTPServerTransport;
+  /** The address it initialized from. */
+  readonly address: string;
+  /** Whether it sent a request with its session id yet; until then it is one of its address's unused clients. */
+  used: boolean;
   /** Requests being answered now (a long tool call keeps its client). */
   active: number;
   /** Standalone SSE streams (GET) open now. */
@@ -31,7 +50,10 @@ interface Tracked {
 const MAX_ENDED = 1_000;
 
 /**
- * The MCP sessions of an HTTP server and their lifecycle. A client is gone — and closed with its code-mode sessions —
+ * The MCP sessions of an HTTP server and their lifecycle. A client that never sends a request with its session id
+ * after `initialize` is unused: it is freed after `unusedMs`, and when its address (or the server) holds more unused
+ * clients than allowed the oldest is freed, so one process's flood of `initialize` requests costs bounded memory and
+ * never locks out a client of the same address that goes on to use its session. A client is gone — and closed with its code-mode sessions —
  * when its standalone SSE stream (which the official SDK client opens after initializing, and which `client.close()`
  * drops without a DELETE) has closed and no other opened within the grace, or, for a client that never opened one,
  * after `idleMs` without a request. A request in flight or an open stream keeps a client, so an agent that thinks
@@ -40,6 +62,9 @@ const MAX_ENDED = 1_000;
 export class HttpClients {
   readonly #clients = new Map<string, Tracked>();
   readonly #ended = new Map<string, string>();
+  /** Unused clients, oldest first: all of them, and those of each address. */
+  readonly #unused = new Set<Tracked>();
+  readonly #unusedOf = new Map<string, Set<Tracked>>();
   readonly #lifecycle: ClientLifecycle;
   readonly #log: ServerLog;
 
@@ -55,12 +80,14 @@ export class HttpClients {
 
   /**
    * Watches a new client's transport: call it before connecting the transport to its MCP server (which chains this
-   * `onclose`). Returns what to call once the client initialized as `id`; it is forgotten when its transport closes.
+   * `onclose`). Returns what to call once the client initialized as `id` from `address`; it is forgotten when its
+   * transport closes.
    */
-  attach(transport: StreamableHTTPServerTransport): (id: string) => void {
-    const tracked: Tracked = { transport, active: 0, streams: 0, streamed: false, timer: undefined, reason: undefined };
+  attach(transport: StreamableHTTPServerTransport, address: string): (id: string) => void {
+    const tracked: Tracked = { transport, address, used: false, active: 0, streams: 0, streamed: false, timer: undefined, reason: undefined };
     transport.onclose = () => {
       clearTimeout(tracked.timer);
+      this.#forgetUnused(tracked);
       const id = transport.sessionId;
       if (id === undefined || this.#clients.get(id) !== tracked) return;
       this.#clients.delete(id);
@@ -69,6 +96,7 @@ export class HttpClients {
     };
     return (id) => {
       this.#clients.set(id, tracked);
+      this.#addUnused(tracked);
       this.#schedule(tracked);
     };
   }
@@ -87,6 +115,8 @@ export class HttpClients {
   track(id: string, req: IncomingMessage, res: ServerResponse): void {
     const tracked = this.#clients.get(id);
     if (!tracked) return;
+    tracked.used = true;
+    this.#forgetUnused(tracked);
     const stream = req.method === 'GET';
     if (req.method === 'DELETE') tracked.reason = 'closed by the client (DELETE)';
     if (stream) {
@@ -113,17 +143,51 @@ export class HttpClients {
   #schedule(tracked: Tracked): void {
     clearTimeout(tracked.timer);
     if (tracked.active > 0 || tracked.streams > 0 || tracked.reason) return;
-    const { disconnectGraceMs, idleMs } = this.#lifecycle;
-    const [delay, reason] = tracked.streamed
-      ? [disconnectGraceMs, `client disconnected: its event stream closed and did not reopen within ${seconds(disconnectGraceMs)}`]
-      : [idleMs, `client gone: no request and no event stream for ${seconds(idleMs)}`];
-    tracked.timer = setTimeout(() => {
-      tracked.reason = reason;
-      this.#log.event('client.reaped', { client: tracked.transport.sessionId, reason });
-      void tracked.transport.close().catch(() => undefined);
-    }, delay);
+    const { disconnectGraceMs, idleMs, unusedMs } = this.#lifecycle;
+    const [delay, reason] = !tracked.used
+      ? [unusedMs, `unused: no request within ${seconds(unusedMs)} of initializing`]
+      : tracked.streamed
+        ? [disconnectGraceMs, `client disconnected: its event stream closed and did not reopen within ${seconds(disconnectGraceMs)}`]
+        : [idleMs, `client gone: no request and no event stream for ${seconds(idleMs)}`];
+    tracked.timer = setTimeout(() => this.#free(tracked, reason), delay);
     tracked.timer.unref();
   }
+
+  /** Counts a client that just initialized as unused, freeing the oldest unused ones past the caps. */
+  #addUnused(tracked: Tracked): void {
+    const { maxUnusedPerAddress, maxUnused } = this.#lifecycle;
+    let ofAddress = this.#unusedOf.get(tracked.address);
+    if (!ofAddress) this.#unusedOf.set(tracked.address, (ofAddress = new Set()));
+    ofAddress.add(tracked);
+    this.#unused.add(tracked);
+    while (ofAddress.size > maxUnusedPerAddress) {
+      this.#free(first(ofAddress), `unused: freed for a newer client of its address (at most ${maxUnusedPerAddress} unused clients an address)`);
+    }
+    while (this.#unused.size > maxUnused) {
+      this.#free(first(this.#unused), `unused: freed for a newer client (at most ${maxUnused} unused clients)`);
+    }
+  }
+
+  #forgetUnused(tracked: Tracked): void {
+    this.#unused.delete(tracked);
+    const ofAddress = this.#unusedOf.get(tracked.address);
+    ofAddress?.delete(tracked);
+    if (ofAddress?.size === 0) this.#unusedOf.delete(tracked.address);
+  }
+
+  /** Closes a client (and so its MCP server and sessions); a later request with its id learns `reason`. */
+  #free(tracked: Tracked, reason: string): void {
+    clearTimeout(tracked.timer);
+    this.#forgetUnused(tracked);
+    tracked.reason = reason;
+    const id = tracked.transport.sessionId;
+    this.#log.event('client.reaped', { client: id === undefined ? undefined : sessionTag(id), reason });
+    void tracked.transport.close().catch(() => undefined);
+  }
+}
+
+function first<T>(items: Set<T>): T {
+  return items.values().next().value as T;
 }
 
 function seconds(ms: number): string {

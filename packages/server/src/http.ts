@@ -1,11 +1,11 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RateLimitSettings } from './config.js';
-import { silentLog, type ServerLog } from './log.js';
+import { sessionTag, silentLog, type ServerLog } from './log.js';
 import { DEFAULT_LIFECYCLE, HttpClients, type ClientLifecycle } from './http-clients.js';
 import type { ServerStats } from './server.js';
 
@@ -25,8 +25,14 @@ export interface HttpServerOptions {
   allowedHosts?: string[];
   /** `Origin` values accepted when a request has one (default `http://<allowed host>:<port>`). 403 otherwise. */
   allowedOrigins?: string[];
-  /** Per-client request budget (default 600 per 60 s); `false` turns it off. 429 beyond it. */
+  /**
+   * Request budget (default 600 per 60 s) of each MCP session, and of each address for requests that are refused anyway
+   * (no session and not `initialize`, an unknown session id); `false` turns it off. 429 beyond it. `initialize` is never
+   * counted: the unused-client caps of `lifecycle` bound it.
+   */
   rateLimit?: RateLimitSettings | false;
+  /** Time a request's headers and body may take to arrive, in ms (default 30 s; headers: at most 10 s). 408 beyond. */
+  requestTimeoutMs?: number;
   /**
    * The counts `GET /health` answers (e.g. `() => host.stats()`). Without it the endpoint counts the HTTP clients'
    * MCP sessions as `connections`, and nothing else.
@@ -34,7 +40,10 @@ export interface HttpServerOptions {
   stats?: () => ServerStats;
   /** Where refused requests and reaped clients are logged (`http.refused`, `client.reaped`; default: nowhere). */
   log?: ServerLog;
-  /** When a client counts as gone and is closed with its sessions, in ms (defaults: {@link DEFAULT_LIFECYCLE}). */
+  /**
+   * When a client counts as gone or unused and is closed with its sessions, and how many unused clients an address and
+   * the server may hold (defaults: {@link DEFAULT_LIFECYCLE}).
+   */
   lifecycle?: Partial<ClientLifecycle>;
 }
 
@@ -48,6 +57,12 @@ export interface HttpServerHandle {
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Largest body of a POST without a session (an `initialize`): what a client that holds no session can make us read. */
+const MAX_INITIALIZE_BYTES = 64 * 1024;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const MAX_HEADERS_TIMEOUT_MS = 10_000;
+/** Pending connections the kernel may queue for us (capped by `net.core.somaxconn`), so a burst is not refused. */
+const LISTEN_BACKLOG = 4096;
 const DEFAULT_RATE_LIMIT: RateLimitSettings = { requests: 600, windowSeconds: 60 };
 const LOCAL_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 const HEALTH_PATH = '/health';
@@ -58,8 +73,10 @@ const PARSE_ERROR = -32700;
 /**
  * Serves MCP over Streamable HTTP with node:http, one transport and one MCP server per client session. Each request is
  * checked in order: path (404), `Host` and `Origin` against DNS rebinding (403), bearer token (401), method (405), the
- * client's rate limit (429) — a client is its MCP session, or its address before it has one. A POST body over 4 MiB
- * is 413, one that is not JSON a JSON-RPC parse error (400). `GET /health` skips these checks and answers counts only.
+ * rate limit (429) of its MCP session, or of its address for a request without one that is not `initialize`. A POST
+ * body over 4 MiB (64 KiB without a session) is 413, one that is not JSON a JSON-RPC parse error (400). `initialize`
+ * is never refused for its address: clients that never use their session are freed instead ({@link HttpClients}), so
+ * one local process cannot lock out the others. `GET /health` skips these checks and answers counts only.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
   const bindHost = options.host ?? '127.0.0.1';
@@ -67,14 +84,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const log = options.log ?? silentLog;
   const clients = new HttpClients({ ...DEFAULT_LIFECYCLE, ...options.lifecycle }, log);
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  const endpoint: Endpoint = { clients, limiter, createServer: options.createServer };
   let guard: RequestGuard | undefined;
 
-  const listener = createHttpServer((req, res) => {
-    res.once('finish', () => {
-      if (res.statusCode < 400) return;
-      const fields = { status: res.statusCode, why: refusals.get(res), method: req.method, path: req.url?.split('?')[0], session: header(req, 'mcp-session-id') };
-      log.event('http.refused', fields, res.statusCode >= 500 ? 'error' : 'warn');
-    });
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const timeouts = { requestTimeout, headersTimeout: Math.min(requestTimeout, MAX_HEADERS_TIMEOUT_MS), connectionsCheckingInterval: 1_000 };
+  const listener = createHttpServer(timeouts, (req, res) => {
+    heard(req.socket);
+    res.once('finish', () => logRefusal(log, req, res));
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) res.end();
       else if (error instanceof PayloadTooLarge) reject(res, 413, error.message);
@@ -82,10 +99,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       else reject(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
     });
   });
+  const heard = closeSilentSockets(listener, timeouts.headersTimeout);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (pathname === HEALTH_PATH && pathname !== path) return health(req, res);
+    if (pathname === HEALTH_PATH && pathname !== path) return health(req, res, () => options.stats?.() ?? { connections: clients.size });
     if (pathname !== path) return reject(res, 404, `Not found: the MCP endpoint is ${path}`);
     const refusal = guard!.check(req);
     if (refusal) return reject(res, refusal.status, refusal.message);
@@ -93,50 +111,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       res.setHeader('Allow', MCP_METHODS.join(', '));
       return reject(res, 405, `Method not allowed: ${req.method} (the MCP endpoint takes ${MCP_METHODS.join(', ')})`);
     }
-    const sessionId = header(req, 'mcp-session-id');
-    const known = sessionId ? clients.get(sessionId) : undefined;
-    const wait = limiter?.take(known ? `session:${sessionId}` : `address:${req.socket.remoteAddress}`);
-    if (wait !== undefined) {
-      res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
-      return reject(res, 429, 'Too many requests: rate limit reached');
-    }
-    if (sessionId) {
-      if (!known) {
-        const reason = clients.endedReason(sessionId);
-        if (reason) return reject(res, 404, `MCP session ${sessionId} has ended: ${reason}; initialize a new one`, -32000, { reason });
-        return reject(res, 404, `Unknown MCP session ${sessionId}`);
-      }
-      const body = req.method === 'POST' ? await readJson(req) : undefined;
-      clients.track(sessionId, req, res);
-      return known.handleRequest(req, res, body);
-    }
-    if (req.method !== 'POST') return reject(res, 400, 'Missing mcp-session-id header');
-    const body = await readJson(req);
-    if (!isInitializeRequest(body)) return reject(res, 400, 'Missing mcp-session-id header (only an initialize request may start a session)');
-    let initialized: (id: string) => void = () => undefined;
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => initialized(id) });
-    initialized = clients.attach(transport);
-    await options.createServer().connect(transport);
-    await transport.handleRequest(req, res, body);
-  }
-
-  /**
-   * Counts only, for probes and monitoring: no token (a probe has none), no Host check (a probe may use any address),
-   * no rate limit — so it must never reveal more than numbers.
-   */
-  function health(req: IncomingMessage, res: ServerResponse): void {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('Allow', 'GET, HEAD');
-      return reject(res, 405, `Method not allowed: ${req.method} (${HEALTH_PATH} takes GET, HEAD)`);
-    }
-    const counts = options.stats?.() ?? { connections: clients.size };
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-    res.end(JSON.stringify({ status: 'ok', ...counts }));
+    return serveMcp(endpoint, req, res);
   }
 
   await new Promise<void>((resolveListen, rejectListen) => {
     listener.once('error', rejectListen);
-    listener.listen(options.port ?? 8080, bindHost, () => resolveListen());
+    listener.listen({ port: options.port ?? 8080, host: bindHost, backlog: LISTEN_BACKLOG }, () => resolveListen());
   });
   const { port } = listener.address() as AddressInfo;
   guard = new RequestGuard(bindHost, port, options);
@@ -153,6 +133,92 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       });
     },
   };
+}
+
+/** What the MCP endpoint of one listener serves requests with. */
+interface Endpoint {
+  readonly clients: HttpClients;
+  readonly limiter: RateLimiter | undefined;
+  readonly createServer: () => Server;
+}
+
+/**
+ * Serves one request that passed the checks: to its client's transport when it names a live MCP session (within the
+ * session's budget), else as a new client when it is `initialize` (never counted: unused clients are bounded by
+ * {@link HttpClients}), else refused — within its address's budget — with 400 or 404.
+ */
+async function serveMcp(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { clients, limiter } = endpoint;
+  const sessionId = header(req, 'mcp-session-id');
+  const known = sessionId ? clients.get(sessionId) : undefined;
+  if (known) {
+    if (throttled(limiter, res, `session:${sessionId}`)) return;
+    const body = req.method === 'POST' ? await readJson(req, MAX_BODY_BYTES) : undefined;
+    clients.track(sessionId!, req, res);
+    return known.handleRequest(req, res, body);
+  }
+  const address = req.socket.remoteAddress ?? 'unknown';
+  if (sessionId || req.method !== 'POST') {
+    if (throttled(limiter, res, `address:${address}`)) return;
+    if (!sessionId) return reject(res, 400, 'Missing mcp-session-id header');
+    const reason = clients.endedReason(sessionId);
+    if (reason) return reject(res, 404, `This MCP session has ended: ${reason}; initialize a new one`, -32000, { reason });
+    return reject(res, 404, 'Unknown MCP session: initialize a new one');
+  }
+  const body = await readJson(req, MAX_INITIALIZE_BYTES);
+  if (!isInitializeRequest(body)) {
+    if (throttled(limiter, res, `address:${address}`)) return;
+    return reject(res, 400, 'Missing mcp-session-id header (only an initialize request may start a session)');
+  }
+  let initialized: (id: string) => void = () => undefined;
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => initialized(id) });
+  initialized = clients.attach(transport, address);
+  await endpoint.createServer().connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+/** Counts a request against `key`'s budget; answers 429 with `Retry-After` and returns true when it is spent. */
+function throttled(limiter: RateLimiter | undefined, res: ServerResponse, key: string): boolean {
+  const wait = limiter?.take(key);
+  if (wait === undefined) return false;
+  res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
+  reject(res, 429, 'Too many requests: rate limit reached');
+  return true;
+}
+
+/**
+ * Counts only, for probes and monitoring: no token (a probe has none), no Host check (a probe may use any address),
+ * no rate limit — so it must never reveal more than numbers.
+ */
+function health(req: IncomingMessage, res: ServerResponse, counts: () => object): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('Allow', 'GET, HEAD');
+    return reject(res, 405, `Method not allowed: ${req.method} (${HEALTH_PATH} takes GET, HEAD)`);
+  }
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+  res.end(JSON.stringify({ status: 'ok', ...counts() }));
+}
+
+/** Logs a response of status 400 or more as `http.refused`, naming its MCP session by its tag only. */
+function logRefusal(log: ServerLog, req: IncomingMessage, res: ServerResponse): void {
+  if (res.statusCode < 400) return;
+  const session = header(req, 'mcp-session-id');
+  const fields = { status: res.statusCode, why: refusals.get(res), method: req.method, path: req.url?.split('?')[0], session: session && sessionTag(session) };
+  log.event('http.refused', fields, res.statusCode >= 500 ? 'error' : 'warn');
+}
+
+/**
+ * Closes a connection of `listener` that sends no request within `ms` (node's own header and request timeouts start
+ * only at a request's first byte). Returns what to call with a connection once it sent one.
+ */
+function closeSilentSockets(listener: HttpServer, ms: number): (socket: Socket) => void {
+  const timers = new WeakMap<Socket, NodeJS.Timeout>();
+  listener.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => socket.destroy(), ms).unref();
+    timers.set(socket, timer);
+    socket.once('close', () => clearTimeout(timer));
+  });
+  return (socket) => clearTimeout(timers.get(socket));
 }
 
 /** The DNS-rebinding and token checks of one listener. */
@@ -231,19 +297,19 @@ function reject(res: ServerResponse, status: number, message: string, code = -32
 }
 
 /**
- * The JSON body of a POST. Throws {@link PayloadTooLarge} past {@link MAX_BODY_BYTES} and {@link ParseError} for an
- * empty or unparsable body. The stream is never destroyed: the rest of a body too large is read and dropped (node
+ * The JSON body of a POST. Throws {@link PayloadTooLarge} past `maxBytes` and {@link ParseError} for an empty or
+ * unparsable body. The stream is never destroyed: the rest of a body too large is read and dropped (node
  * drops an unread one itself once the response ends), so a keep-alive connection carries on after the 413.
  */
-function readJson(req: IncomingMessage): Promise<unknown> {
-  const tooLarge = () => new PayloadTooLarge(`Payload too large: the request body is over ${MAX_BODY_BYTES} bytes`);
-  if (Number(header(req, 'content-length') ?? 0) > MAX_BODY_BYTES) return Promise.reject(tooLarge());
+function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const tooLarge = () => new PayloadTooLarge(`Payload too large: the request body is over ${maxBytes} bytes`);
+  if (Number(header(req, 'content-length') ?? 0) > maxBytes) return Promise.reject(tooLarge());
   return new Promise((resolveBody, rejectBody) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      if (size <= maxBytes) return void chunks.push(chunk);
       chunks.length = 0;
       req.off('data', onData).off('end', onEnd).off('error', rejectBody);
       req.on('error', () => undefined).resume();

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** How `mcp serve` writes its log lines: one JSON object per line, or one human line. */
 export type LogFormat = 'json' | 'text';
 
@@ -45,6 +47,15 @@ export interface ServerLogOptions {
   write?: (line: string) => void;
   /** The clock (default `() => new Date()`). */
   now?: () => Date;
+}
+
+/**
+ * What stands for an MCP session id outside the HTTP layer — in logs, as the owner of runs, sessions and skills: the
+ * first 16 hex digits of its SHA-256. The id is a bearer credential, so it is never written; the tag correlates lines
+ * (`printf %s "$id" | sha256sum | cut -c1-16`) and cannot be turned back into the id.
+ */
+export function sessionTag(sessionId: string): string {
+  return createHash('sha256').update(sessionId).digest('hex').slice(0, 16);
 }
 
 /** The log that writes nothing: the default of the server options. */

@@ -61,6 +61,10 @@ describe('parseServerConfig', () => {
     expect(problem({ server: { maxSessionsPerClient: 1.5 } }).key).toBe('server.maxSessionsPerClient');
     expect(problem({ server: { disconnectGraceSeconds: -1 } }).key).toBe('server.disconnectGraceSeconds');
     expect(problem({ server: { clientIdleSeconds: 'soon' } }).key).toBe('server.clientIdleSeconds');
+    expect(problem({ server: { unusedClientSeconds: 0 } }).key).toBe('server.unusedClientSeconds');
+    expect(problem({ server: { maxUnusedClientsPerAddress: 0 } }).key).toBe('server.maxUnusedClientsPerAddress');
+    expect(problem({ server: { maxUnusedClients: 2.5 } }).key).toBe('server.maxUnusedClients');
+    expect(problem({ server: { requestTimeoutSeconds: -1 } }).key).toBe('server.requestTimeoutSeconds');
     expect(problem({ server: { headlessMode: 'ask' } }).key).toBe('server.headlessMode');
     expect(problem({ server: { port: 70000 } }).key).toBe('server.port');
     expect(problem({ spaces: {} }).key).toBe('spaces');

@@ -170,16 +170,40 @@ describe('startHttpServer client lifecycle', () => {
 });
 
 describe('startHttpServer rate limit', () => {
-  it('answers 429 with Retry-After once a client spends its budget', async () => {
+  it('answers 429 with Retry-After once a session spends its budget, and to an address sending requests without one', async () => {
     const limited = await startHttpServer({ createServer: () => host.createServer(), port: 0, rateLimit: { requests: 3, windowSeconds: 60 } });
     try {
       const headers = { host: `127.0.0.1:${limited.port}` };
+      const noSession = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
       const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await post(limited.url, headers)).status);
-      expect(statuses).toEqual([200, 200, 200]);
-      const refused = await post(limited.url, headers);
+      for (let i = 0; i < 4; i++) statuses.push((await post(limited.url, headers, noSession)).status);
+      expect(statuses).toEqual([400, 400, 400, 429]);
+      const init = await post(limited.url, headers);
+      expect(init.status).toBe(200);
+      const session = { ...headers, 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
+      const spent = [];
+      for (let i = 0; i < 4; i++) spent.push((await post(limited.url, session, noSession)).status);
+      expect(spent).toEqual([200, 200, 200, 429]);
+      const refused = await post(limited.url, session, noSession);
       expect(refused.status).toBe(429);
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('never counts initialize against the address: a client still starts after the address spent its budget', async () => {
+    const limited = await startHttpServer({ createServer: () => host.createServer(), port: 0, rateLimit: { requests: 3, windowSeconds: 60 } });
+    try {
+      const headers = { host: `127.0.0.1:${limited.port}` };
+      for (let i = 0; i < 3; i++) expect((await post(limited.url, headers, '{"jsonrpc":"2.0","id":1,"method":"ping"}')).status).toBe(400);
+      const statuses = [];
+      for (let i = 0; i < 10; i++) statuses.push((await post(limited.url, headers)).status);
+      expect(statuses).toEqual(Array(10).fill(200));
+      const client = newClient();
+      await client.connect(new StreamableHTTPClientTransport(new URL(limited.url)));
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      await client.close();
     } finally {
       await limited.close();
     }

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCapabilities } from '@agent-spaces/compiler';
@@ -98,7 +99,9 @@ describe('clients that leave without DELETE', () => {
     expect(late.status).toBe(404);
     const error = ((await late.json()) as { error: { message: string; data: { reason: string } } }).error;
     expect(error.data.reason).toMatch(/event stream closed and did not reopen within 0\.3 s/);
-    expect(error.message).toContain(id);
+    // The message is logged as the refusal's `why`: it never repeats the id, a bearer credential.
+    expect(error.message).toMatch(/^This MCP session has ended: client disconnected/);
+    expect(error.message).not.toContain(id);
   });
 
   it('keeps a client that is thinking with its stream open, past the grace and the idle time', async () => {
@@ -137,6 +140,58 @@ describe('clients that leave without DELETE', () => {
     const late = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, id);
     expect(late.status).toBe(404);
     expect(((await late.json()) as { error: { data: { reason: string } } }).error.data.reason).toBe('closed by the client (DELETE)');
+  });
+});
+
+/** Initializes a raw client from the loopback address `from` (127.0.0.x); resolves with its MCP session id. */
+function initializeFrom(url: string, from: string): Promise<string> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: from, version: '1' } } });
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers, localAddress: from }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve(String(res.headers['mcp-session-id'])) : reject(new Error(`initialize: ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('clients that never use their session', () => {
+  it('frees the oldest unused client of an address past its cap, and the oldest of all past the server cap, saying why', async () => {
+    const capped = await startHttpServer({ createServer: () => host.createServer(), port: 0, rateLimit: false, lifecycle: { maxUnusedPerAddress: 2, maxUnused: 3 } });
+    const reasonOf = async (id: string) => {
+      const late = await fetch(capped.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id }, body: '{"jsonrpc":"2.0","id":2,"method":"ping"}' });
+      return late.status === 404 ? ((await late.json()) as { error: { data: { reason: string } } }).error.data.reason : late.status;
+    };
+    try {
+      const a: string[] = [];
+      for (let i = 0; i < 3; i++) a.push(await initializeFrom(capped.url, '127.0.0.2'));
+      const b = [await initializeFrom(capped.url, '127.0.0.3'), await initializeFrom(capped.url, '127.0.0.3')];
+      // A request uses a session, so each is asked only once all were created.
+      expect(await reasonOf(a[0]!)).toBe('unused: freed for a newer client of its address (at most 2 unused clients an address)');
+      expect(await reasonOf(a[1]!)).toBe('unused: freed for a newer client (at most 3 unused clients)');
+      expect([await reasonOf(a[2]!), await reasonOf(b[0]!), await reasonOf(b[1]!)]).toEqual([200, 200, 200]);
+    } finally {
+      await capped.close();
+    }
+  });
+
+  it('frees a client that initialized and sent nothing more after the unused time, but not one that went on', async () => {
+    const timed = await startHttpServer({ createServer: () => host.createServer(), port: 0, rateLimit: false, lifecycle: { unusedMs: 300 } });
+    try {
+      const unused = await initializeFrom(timed.url, '127.0.0.1');
+      const client = newClient();
+      await client.connect(new StreamableHTTPClientTransport(new URL(timed.url)));
+      await sleep(800);
+      const late = await fetch(timed.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': unused }, body: '{"jsonrpc":"2.0","id":2,"method":"ping"}' });
+      expect(late.status).toBe(404);
+      expect(((await late.json()) as { error: { data: { reason: string } } }).error.data.reason).toBe('unused: no request within 0.3 s of initializing');
+      expect((await callTool(client, 'list_spaces')).body.spaces[0].id).toBe('trains');
+      await client.close();
+    } finally {
+      await timed.close();
+    }
   });
 });
 

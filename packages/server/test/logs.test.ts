@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,10 +7,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { serve } from '../src/cli.js';
-import { createServerLog } from '../src/log.js';
+import { createServerLog, sessionTag } from '../src/log.js';
 import { callTool, newClient } from './support/client.js';
 import { tsNodeArgs } from './support/child.js';
 import { createProject, type TestProject } from './support/project.js';
+import { HttpServe } from './support/serve.js';
 
 // `agent-spaces mcp serve --log-format json|text` as a real child process, driven by the official SDK client.
 
@@ -61,39 +61,16 @@ afterAll(async () => {
   await project?.cleanup();
 });
 
-/** `mcp serve` over HTTP in a child process, with everything it writes to stderr. */
-class HttpServe {
-  readonly child: ChildProcess;
-  stderr = '';
-
-  constructor(values: Record<string, string | boolean>) {
-    this.child = spawn(process.execPath, [...tsNodeArgs(ENTRY), JSON.stringify({ port: '0', 'auth-token': TOKEN, ...values })], {
-      cwd: project.rootDir,
-      env: { ...process.env, LOG_TEST_SECRET: ENV_SECRET },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
-  }
-
-  /** The MCP endpoint, once the server says it listens. */
-  async url(): Promise<string> {
-    await expect.poll(() => /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(this.stderr), { timeout: 60_000 }).not.toBeNull();
-    return /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(this.stderr)![0];
-  }
-
-  /** Stops the server with SIGTERM and resolves with its exit code. */
-  async stop(): Promise<number | null> {
-    if (this.child.exitCode !== null) return this.child.exitCode;
-    const exited = new Promise<number | null>((resolve) => this.child.once('exit', resolve));
-    this.child.kill('SIGTERM');
-    return exited;
-  }
+/** `mcp serve` over HTTP with the test token, in the project, with a secret in its environment. */
+function httpServe(values: Record<string, string | boolean>): HttpServe {
+  return new HttpServe(project.rootDir, { 'auth-token': TOKEN, ...values }, { LOG_TEST_SECRET: ENV_SECRET });
 }
 
 /** A POST that the server refuses: a wrong bearer token. */
-function postWithWrongToken(url: string): Promise<number> {
+function postWithWrongToken(url: string, sessionId?: string): Promise<number> {
+  const session = sessionId === undefined ? {} : { 'mcp-session-id': sessionId };
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { authorization: `Bearer wrong-${TOKEN}`, 'content-type': 'application/json' } }, (res) => {
+    const req = request(url, { method: 'POST', headers: { authorization: `Bearer wrong-${TOKEN}`, 'content-type': 'application/json', ...session } }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
@@ -109,7 +86,8 @@ const CHILD = { timeout: 90_000 };
 
 describe('mcp serve --log-format json over HTTP', () => {
   it('writes one JSON object per stderr line: start, refusals, clients, tool calls and stop, with ids and no secrets', CHILD, async () => {
-    const server = new HttpServe({ 'log-format': 'json' });
+    // The MCP session id is a bearer credential: lines name the client by its tag, also on a refused request.
+    const server = httpServe({ 'log-format': 'json' });
     try {
       const url = await server.url();
       expect(await postWithWrongToken(url)).toBe(401);
@@ -122,9 +100,11 @@ describe('mcp serve --log-format json over HTTP', () => {
       const sessionId = created.body.sessionId as string;
       expect((await callTool(client, 'send_code', { sessionId, code: `// ${CODE_MARKER}\nreturn 1;` })).body.result).toBe(1);
       expect((await callTool(client, 'no_such_tool\n{"event":"forged"}')).body.code).toBe('TOOL_NOT_FOUND');
-      const clientId = transport.sessionId!;
+      const sessionHeader = transport.sessionId!;
+      const clientId = sessionTag(sessionHeader);
       await transport.terminateSession();
       await client.close();
+      expect(await postWithWrongToken(url, sessionHeader)).toBe(401);
       expect(await server.stop()).toBe(0);
 
       const lines = server.stderr.trimEnd().split('\n');
@@ -133,13 +113,16 @@ describe('mcp serve --log-format json over HTTP', () => {
         expect(Number.isNaN(Date.parse(entry.time))).toBe(false);
         expect(['info', 'warn', 'error']).toContain(entry.level);
       }
-      for (const secret of NEVER_LOGGED) expect(server.stderr).not.toContain(secret);
+      for (const secret of [...NEVER_LOGGED, sessionHeader]) expect(server.stderr).not.toContain(secret);
+      expect(clientId).toMatch(/^[0-9a-f]{16}$/);
       const events = entries.map((e) => e.event);
       expect(events[0]).toBe('server.started');
       expect(events.at(-1)).toBe('server.stopped');
       expect(events).not.toContain('forged');
       expect(entries[0]).toMatchObject({ transport: 'http', url, spaces: 'default', auth: true, level: 'info' });
-      expect(entries.find((e) => e.event === 'http.refused')).toMatchObject({ level: 'warn', status: 401, method: 'POST', path: '/mcp', why: expect.stringContaining('bearer token') });
+      const refused = entries.filter((e) => e.event === 'http.refused');
+      expect(refused[0]).toMatchObject({ level: 'warn', status: 401, method: 'POST', path: '/mcp', why: expect.stringContaining('bearer token') });
+      expect(refused.at(-1)).toMatchObject({ status: 401, session: clientId });
       expect(entries.find((e) => e.event === 'client.connected')).toMatchObject({ client: clientId, name: 'agent-spaces-test', version: '1.0.0' });
       expect(entries.find((e) => e.event === 'client.disconnected')).toMatchObject({ client: clientId, reason: 'client closed' });
       const calls = entries.filter((e) => e.event === 'tool.called');
@@ -160,12 +143,14 @@ describe('mcp serve --log-format json over HTTP', () => {
 
 describe('mcp serve --log-format text', () => {
   it('writes the human banner and one text line per event, a hostile tool name quoted on its line', CHILD, async () => {
-    const server = new HttpServe({});
+    const server = httpServe({});
     try {
       const url = await server.url();
       const client = newClient();
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+      const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+      await client.connect(transport);
       await callTool(client, 'x y\ninfo  server.stopped forged=1');
+      const sessionHeader = transport.sessionId!;
       await client.close();
       expect(await server.stop()).toBe(0);
       const lines = server.stderr.trimEnd().split('\n');
@@ -174,7 +159,9 @@ describe('mcp serve --log-format text', () => {
       expect(events).toEqual(['server.started', 'client.connected', 'tool.called', 'client.disconnected', 'server.stopped']);
       expect(lines.find((l) => l.includes('client.disconnected'))).toContain('reason="server stopped"');
       expect(lines.find((l) => l.includes('tool.called'))).toContain('tool="x y\\ninfo  server.stopped forged=1"');
+      expect(lines.find((l) => l.includes('tool.called'))).toContain(`client=${sessionTag(sessionHeader)}`);
       expect(server.stderr).not.toContain(TOKEN);
+      expect(server.stderr).not.toContain(sessionHeader);
     } finally {
       await server.stop();
     }
