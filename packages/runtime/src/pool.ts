@@ -66,14 +66,20 @@ export class IsolateHost {
     if (this.disposed) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const busy = new Promise<'busy'>((resolve) => {
-      const started = performance.now();
+      let waited = 0;
+      let last = performance.now();
       let lastCpu = this.isolate.cpuTime;
       const sample = (): void => {
         if (this.disposed) return resolve('busy');
         const cpu = this.isolate.cpuTime;
         const burning = Number(cpu - lastCpu) / 1e6 >= CPU_SAMPLE_MS * 0.5;
         lastCpu = cpu;
-        if (burning || performance.now() - started >= SETTLE_WINDOW_MS) resolve('busy');
+        // A sample that comes late means this process was stalled (a loaded machine, a long task of the host): the
+        // probe's answer may be waiting behind this timer, so that time does not count against the window.
+        const now = performance.now();
+        waited += Math.min(now - last, CPU_SAMPLE_MS * 2);
+        last = now;
+        if (burning || waited >= SETTLE_WINDOW_MS) resolve('busy');
         else timer = setTimeout(sample, CPU_SAMPLE_MS);
       };
       timer = setTimeout(sample, CPU_SAMPLE_MS);

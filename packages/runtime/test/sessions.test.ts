@@ -99,6 +99,18 @@ describe('sessions', () => {
     await session.close();
   });
 
+  it('keep their state when the host stalls right after a run (a loaded machine), not mistaking it for a busy isolate', async () => {
+    const session = sandbox.createSession();
+    await value(session, 'const kept = 1;');
+    // The probe of the isolate answers while the host's thread is held; its answer waits behind the probe's timer.
+    const until = performance.now() + 400;
+    while (performance.now() < until) {
+      // stalled
+    }
+    expect(await value(session, 'return typeof kept;')).toBe('number');
+    await session.close();
+  });
+
   it('are counted by stats() until closed, with no process (the owner is ignored in-process)', async () => {
     const own = new Sandbox({ modules: MODULES });
     const host: SandboxHost = own;

@@ -45,6 +45,8 @@ export class ProcessPool implements ProcessOwner {
   readonly #held = new Map<Owner, number>();
   /** Processes that became available at least once. */
   readonly #started = new WeakSet<SandboxProcess>();
+  /** Processes given to a run at least once: never handed to sessions, which would inherit what the run left. */
+  readonly #served = new WeakSet<SandboxProcess>();
   /** Spawns waiting for the child's entry file. */
   #spawning = 0;
   #closed = false;
@@ -91,9 +93,12 @@ export class ProcessPool implements ProcessOwner {
     });
   }
 
-  /** Gives `owner` a process of its own, outside the pool: the idle spare if there is one, else a new one. */
+  /**
+   * Gives `owner` a process of its own, outside the pool: an idle one that never ran agent code (the warm spare) if
+   * there is one, else a new one.
+   */
   take(owner: ProcessOwner): void {
-    const idle = this.#takeIdle();
+    const idle = this.#takeFresh();
     if (!idle) {
       void this.#spawn(owner).catch((error: unknown) => owner.exited(undefined, startFailed(error)));
       return;
@@ -145,6 +150,7 @@ export class ProcessPool implements ProcessOwner {
       const process = this.#takeIdle();
       if (!process) break;
       this.#waiters.splice(this.#waiters.indexOf(next), 1);
+      this.#served.add(process);
       this.#holders.set(process, next.owner);
       this.#held.set(next.owner, (this.#held.get(next.owner) ?? 0) + 1);
       next.resolve(process);
@@ -190,6 +196,13 @@ export class ProcessPool implements ProcessOwner {
       if (process.state === 'idle') return process;
     }
     return undefined;
+  }
+
+  /** An idle process that never ran agent code, taken out of the idle list. */
+  #takeFresh(): SandboxProcess | undefined {
+    const process = this.#idle.find((each) => each.state === 'idle' && !this.#served.has(each));
+    if (process) this.#forgetIdle(process);
+    return process;
   }
 
   #forgetIdle(process: SandboxProcess): void {

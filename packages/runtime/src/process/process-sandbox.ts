@@ -45,11 +45,16 @@ export interface ProcessOptions {
   maxRssMb?: number;
   /** An idle process beyond the warm spare, or an empty session process, is stopped after this many ms (default 10 000). */
   idleMs?: number;
-  /** Sessions one sandbox process hosts at most (default 32), each in its own isolate. */
+  /** Sessions one sandbox process hosts at most (default 32), each in its own isolate; all of one owner. */
   sessionsPerProcess?: number;
+  /**
+   * Sandbox processes hosting sessions at most (default 16), apart from `maxProcesses`; an owner holds at most half
+   * of them (rounded up). A session that would need one more fails with `TOO_MANY_SESSIONS`.
+   */
+  maxSessionProcesses?: number;
 }
 
-const DEFAULTS: Required<ProcessOptions> = { maxProcesses: 4, maxRssMb: 512, idleMs: 10_000, sessionsPerProcess: 32 };
+const DEFAULTS: Required<ProcessOptions> = { maxProcesses: 4, maxRssMb: 512, idleMs: 10_000, sessionsPerProcess: 32, maxSessionProcesses: 16 };
 /** What a new process runs once to warm up. */
 const WARM_UP = 'export default 0;';
 const CLOSED: WireError = { code: 'SPACE_CLOSED', message: 'The sandbox was closed during the run' };
@@ -59,8 +64,9 @@ const EXIT_WAIT_MS = 2_000;
 /**
  * A sandbox whose runs execute in supervised sandbox processes (`isolation: 'process'`). A plain run takes a pooled
  * process to itself, shared fairly between the runs' owners; sessions are packed many to a process, each in its own
- * isolate. An abort, a V8 fatal error or a hang in agent code costs only the runs and sessions of that process, which
- * end with `SANDBOX_CRASHED` (or `TIMEOUT`, or `SESSION_CLOSED` with the reason), and a fresh process takes its place.
+ * isolate, and a process hosts sessions of one owner only. An abort, a V8 fatal error or a hang in agent code costs
+ * only the runs and sessions of that process, so of that owner, which end with `SANDBOX_CRASHED` (or `TIMEOUT`, or
+ * `SESSION_CLOSED` with the reason), and a fresh process takes its place.
  * Calls still reach the host's {@link HostPort} here, in this process: secrets and handlers never enter a child.
  * @example
  * const sandbox = new ProcessSandbox({ modules, maxProcesses: 4 });
@@ -114,8 +120,9 @@ export class ProcessSandbox implements SandboxHost {
 
   /**
    * A session: one context, in its own isolate, whose top-level declarations carry over. It is placed in a sandbox
-   * process hosting others (of `options.owner` first) when one has room, else in a new one. Throws `SPACE_CLOSED`
-   * once closed, `CONFIG_INVALID` for a bad owner.
+   * process hosting other sessions of `options.owner` when one has room, else in a new one: never with another
+   * owner's. Throws `SPACE_CLOSED` once closed, `CONFIG_INVALID` for a bad owner, `TOO_MANY_SESSIONS` when the owner
+   * holds its share of `maxSessionProcesses`, full, or every session process hosts other owners' sessions.
    */
   createSession(options?: SessionOptions): ProcessSession {
     if (this.#closed) throw new AgentSpacesError('SPACE_CLOSED', 'The sandbox is closed');

@@ -39,7 +39,7 @@ export interface RunOptions {
 
 /** Options of `SandboxHost.createSession`. */
 export interface SessionOptions {
-  /** Who the session is for: a `ProcessSandbox` packs a new session with the owner's others. Ignored in-process. */
+  /** Who the session is for: a `ProcessSandbox` hosts it only with the owner's other sessions. Ignored in-process. */
   owner?: string;
 }
 

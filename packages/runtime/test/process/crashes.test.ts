@@ -53,4 +53,15 @@ describe('a sandbox process that dies', () => {
     expectCode(crash, 'SANDBOX_CRASHED');
     expect(await slow).toMatchObject({ ok: true, value: 'slept' });
   });
+
+  it('ends no session when a plain run crashes its process, of its owner or another', async () => {
+    const [mine, theirs] = [sandbox.createSession({ owner: 'a' }), sandbox.createSession({ owner: 'b' })];
+    for (const [session, kept] of [[mine, 'a'], [theirs, 'b']] as const) await session.run(`const kept = '${kept}';`, { port: createPort() });
+    const crash = await sandbox.run(GROWTH.Map, { port: createPort(), owner: 'a', limits: { memoryMb: 64, timeoutMs: 20_000 } });
+    expectCode(crash, 'SANDBOX_CRASHED');
+    for (const [session, kept] of [[mine, 'a'], [theirs, 'b']] as const) {
+      expect(await session.run('return kept;', { port: createPort() })).toMatchObject({ ok: true, value: kept });
+    }
+    await Promise.all([mine.close(), theirs.close()]);
+  });
 });

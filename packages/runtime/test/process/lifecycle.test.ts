@@ -110,15 +110,15 @@ describe('supervision', () => {
   });
 
   it('ends a session whose process dies: its run gets SANDBOX_CRASHED, later runs SESSION_CLOSED with the reason', async () => {
-    // Once it has answered the ping after its run, the session takes the one idle process; the pool starts another.
+    // The pool's one process ran a plain run, so the session gets a new process of its own.
     open();
-    const pid = await onlyChild();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const pooled = await onlyChild();
     const session = sandbox!.createSession();
     expect(await session.run('const kept = 41;', { port: createPort() })).toMatchObject({ ok: true });
+    const [pid] = sandboxChildren().filter((each) => each !== pooled);
     const run = session.run('while (true) {}', { port: createPort(), limits: { timeoutMs: 5_000 } });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    process.kill(pid, 'SIGABRT');
+    process.kill(pid!, 'SIGABRT');
     expect(await run).toMatchObject({ ok: false, error: { code: 'SANDBOX_CRASHED', data: { signal: 'SIGABRT', cause: 'memory' } } });
     const later = await session.run('return kept + 1;', { port: createPort() });
     expect(later).toMatchObject({ ok: false, error: { code: 'SESSION_CLOSED', data: { reason: 'SANDBOX_CRASHED', cause: 'memory' } } });
@@ -213,6 +213,7 @@ describe('bad options', () => {
     ['maxRssMb', -1],
     ['idleMs', 1.5],
     ['sessionsPerProcess', 0],
+    ['maxSessionProcesses', 0],
   ] as const)('refuses %s: %j with CONFIG_INVALID naming the field', (field, value) => {
     expect(() => new ProcessSandbox({ modules: MODULES, [field]: value })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', data: { field } }));
   });
