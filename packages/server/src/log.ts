@@ -11,10 +11,10 @@ export type LogLevel = 'info' | 'warn' | 'error';
 
 /**
  * What the server logs. `server.started` (transport, spaces; url, auth over HTTP) / `server.stopped` (transport,
- * reason); `server.reloaded` (config file, ok); `http.refused` (status, why); `client.connected` /
- * `client.disconnected` (client id, reason); `client.reaped` (an HTTP client found gone: client id, why);
+ * reason); `server.reloaded` (config file, ok); `http.refused` (status, why, session tag); `client.connected` /
+ * `client.disconnected` (client id, reason); `client.reaped` (an HTTP client found gone or unused: client id, why);
  * `tool.called` (tool, client, request, session, duration_ms, ok, code); `session.created` / `session.ended`
- * (session, client, space, reason).
+ * (session, client, space, reason). An HTTP client's id is its {@link sessionTag}, never its MCP session id.
  */
 export type LogEvent =
   | 'server.started'
