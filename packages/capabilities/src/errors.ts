@@ -141,7 +141,8 @@ export const ERROR_CODES = {
   INVALID_FORMAT: { families: ['server'], description: 'An `inject` format other than `compiled` / `structured`.' },
   TOO_MANY_SESSIONS: {
     families: ['server'],
-    description: 'A session cap was reached: this client\'s (`data.scope: "client"`) or the server\'s (`"server"`); `data.limit` is the cap. No other session was closed for it.',
+    description:
+      'A session cap was reached: this client\'s (`data.scope: "client"`), the server\'s (`"server"`), or the sandbox\'s session processes, which host one owner\'s sessions each (`"process-share"`: this owner\'s are full and it holds its share; `"processes"`: all host other owners\' sessions); `data.limit` is the cap. No other session was closed for it.',
   },
   SESSION_NOT_FOUND: {
     families: ['server'],
