@@ -5,7 +5,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
-import { auditLogFiles, type AuditRecord } from './audit.js';
+import { auditLogFiles, type AuditCallRecord, type AuditRecord } from './audit.js';
 
 /** Bytes read at a time from the end of a log. */
 const CHUNK = 256 * 1024;
@@ -15,20 +15,21 @@ const CHUNK = 256 * 1024;
  */
 const ORDER_SLACK_MS = 60_000;
 
-/** What reading a log found: its records, oldest first, and how many lines could not be parsed. */
+/** What reading a log found: its ended calls, oldest first, and how many lines could not be parsed. */
 export interface AuditRead {
-  records: AuditRecord[];
+  records: AuditCallRecord[];
   malformed: number;
 }
 
 /**
- * The records of the audit log `file` and its rotated files, oldest first; with `since`, only those at or after it,
- * read from the end so that only the lines of that window (and a minute more) are read and parsed. A log that does
- * not exist has none; one that cannot be read throws `SOURCE_UNREADABLE`.
+ * The ended calls of the audit log `file` and its rotated files, oldest first (lines of calls that started waiting
+ * for approval are skipped: the call's own line says how it ended); with `since`, only those at or after it, read
+ * from the end so that only the lines of that window (and a minute more) are read and parsed. A log that does not
+ * exist has none; one that cannot be read throws `SOURCE_UNREADABLE`.
  */
 export function readAuditLog(file: string, options: { since?: Date } = {}): AuditRead {
   const since = options.since?.getTime() ?? -Infinity;
-  const records: AuditRecord[] = [];
+  const records: AuditCallRecord[] = [];
   let malformed = 0;
   read: for (const path of auditLogFiles(file).reverse()) {
     for (const line of linesFromEnd(path)) {
@@ -39,7 +40,7 @@ export function readAuditLog(file: string, options: { since?: Date } = {}): Audi
       }
       const time = Date.parse(record.time);
       if (time < since - ORDER_SLACK_MS) break read;
-      if (!(time < since)) records.push(record);
+      if (!(time < since) && record.pending === undefined) records.push(record);
     }
   }
   return { records: records.reverse(), malformed };
@@ -47,7 +48,7 @@ export function readAuditLog(file: string, options: { since?: Date } = {}): Audi
 
 /**
  * The records of each log in `files` (each with its rotated files), oldest first, read line by line whatever their
- * size; several logs are merged by time. `onMalformed` hears of each line that does not parse.
+ * size, `pending` lines included; several logs are merged by time. `onMalformed` hears of each line that does not parse.
  */
 export async function* streamAuditLogs(files: readonly string[], options: { since?: Date; onMalformed?: () => void } = {}): AsyncGenerator<AuditRecord> {
   const since = options.since?.getTime() ?? -Infinity;

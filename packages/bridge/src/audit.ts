@@ -15,12 +15,12 @@ import {
 import { dirname, join } from 'node:path';
 import { AgentSpacesError, type ErrorCode } from '@agent-spaces/capabilities';
 
-/** Params longer than this (as JSON) are stored as a truncated preview. */
+/** Params longer than this (as JSON), and approval messages longer than this, are stored cut. */
 const MAX_PARAMS_CHARS = 8_192;
 
-/** One line of the audit log: one capability call, as it ended. */
-export interface AuditRecord {
-  /** When the call ended (ISO-8601). */
+/** What every line of the audit log says of its call. */
+interface AuditLine {
+  /** When the line was written: when the call ended, or when it started waiting for approval (ISO-8601). */
   time: string;
   space: string;
   runId?: string;
@@ -31,6 +31,11 @@ export interface AuditRecord {
   function: string;
   /** Params with secrets redacted (`{ truncated: true, preview }` past 8 KiB of JSON). */
   params: unknown;
+}
+
+/** The line of a capability call as it ended: one per call. */
+export interface AuditCallRecord extends AuditLine {
+  pending?: never;
   /** Absent when the call never reached the policy (unknown capability or function, invalid params). */
   decision?: {
     kind: 'allow' | 'deny' | 'ask';
@@ -45,10 +50,23 @@ export interface AuditRecord {
   durationMs: number;
 }
 
-/** An {@link AuditRecord} as the bridge makes it; the log adds the space. */
-export type AuditEntry = Omit<AuditRecord, 'space'>;
+/**
+ * The line written when a call starts waiting for a person's approval, before anyone is asked: if the host is killed
+ * before the answer, the question is still on record. The call's own line follows once it ends.
+ */
+export interface AuditPendingRecord extends AuditLine {
+  pending: 'approval';
+  /** The rule (or setting) that asked, and the message put to the person (redacted, cut past 8 KiB). */
+  decision: { kind: 'ask'; by: string; message: string };
+}
 
-/** Receives one entry per call; `append` must not return before the entry is durable. */
+/** One line of the audit log: a call as it ended, or a call that started waiting for approval (`pending`). */
+export type AuditRecord = AuditCallRecord | AuditPendingRecord;
+
+/** An {@link AuditRecord} as the bridge makes it; the log adds the space. */
+export type AuditEntry = Omit<AuditCallRecord, 'space'> | Omit<AuditPendingRecord, 'space'>;
+
+/** Receives the entries of calls (one as each ends, one as each starts waiting for approval); `append` must not return before the entry is durable. */
 export interface AuditSink {
   append(entry: AuditEntry): void;
 }
@@ -200,6 +218,11 @@ export class AuditLog implements AuditSink {
     if (entry.sessionId !== undefined) line += `,"sessionId":${q(entry.sessionId)}`;
     line += `,"callId":${JSON.stringify(entry.callId)},"capability":${q(entry.capability)}`;
     line += `,"function":${q(entry.function)},"params":${paramsJson(entry.params)}`;
+    if (entry.pending !== undefined) {
+      const { kind, by, message } = entry.decision;
+      const shown = message.length > MAX_PARAMS_CHARS ? `${message.slice(0, MAX_PARAMS_CHARS)}…` : message;
+      return `${line},"pending":"approval","decision":${JSON.stringify({ kind, by, message: shown })}}\n`;
+    }
     if (entry.decision !== undefined) line += `,"decision":${JSON.stringify(entry.decision)}`;
     return `${line},"outcome":${JSON.stringify(entry.outcome)},"durationMs":${JSON.stringify(entry.durationMs)}}\n`;
   }

@@ -11,7 +11,7 @@ import {
   type WireError,
 } from '@agent-spaces/capabilities';
 import { ApprovalDesk, type ApprovalOutcome } from './approvals.js';
-import { isoNow, type AuditEntry } from './audit.js';
+import { isoNow, type AuditEntry, type AuditSink } from './audit.js';
 import { callSink, hostStderr, withOutput, type OutputSink } from './host-output.js';
 import { defaultPolicy } from './policy.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -155,7 +155,9 @@ export function createBridge(options: BridgeOptions): Bridge {
         throw new AgentSpacesError('POLICY_DENIED', `Policy denied ${label(pending)}: ${decision.reason}`, { reason: decision.reason });
       case 'ask': {
         trace.decision = { kind: 'ask', message: decision.message, approved: false, by };
-        const answer = await ask(callRequest(pending, decision.message, origin), 'capability', pending.signal, origin);
+        const request = callRequest(pending, decision.message, origin);
+        if (audit && approvals.canAsk(origin.onApproval)) recordPending(audit, request, by);
+        const answer = await ask(request, 'capability', pending.signal, origin);
         trace.decision = { ...trace.decision, approved: answer.approved, answeredBy: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) };
         if (!answer.approved) {
           const why = answer.reason ?? (answer.by === 'timeout' ? 'it timed out' : `${answer.by} denied it`);
@@ -295,7 +297,31 @@ interface Trace {
   params: Record<string, unknown> | undefined;
 }
 
-type AuditDecision = NonNullable<AuditEntry['decision']>;
+/**
+ * Puts a call that starts waiting for approval on record before anyone is asked (a kill of the host while it waits
+ * then leaves the question in the log). Fail closed: a question that cannot be put on record is not asked.
+ */
+function recordPending(audit: AuditSink, request: ApprovalRequest, by: string): void {
+  const { id, capability, function: fn, params, message, runId, sessionId } = request;
+  try {
+    audit.append({
+      time: isoNow(),
+      ...(runId ? { runId } : {}),
+      ...(sessionId ? { sessionId } : {}),
+      callId: id,
+      capability,
+      function: fn,
+      params,
+      pending: 'approval',
+      decision: { kind: 'ask', by, message },
+    });
+  } catch (error) {
+    throw new AgentSpacesError('INTERNAL', `The audit log could not be written: ${errorMessage(error)}`);
+  }
+}
+
+type AuditDecision = NonNullable<AuditCallEntry['decision']>;
+type AuditCallEntry = Extract<AuditEntry, { outcome: unknown }>;
 
 /** The audit entry of a call, built field by field: it is made for every call. */
 function auditRecord(
@@ -306,9 +332,9 @@ function auditRecord(
   outcome: CallOutcome,
   durationMs: number,
   redactor: Redactor | undefined,
-): AuditEntry {
+): AuditCallEntry {
   const params = trace.params ?? '(not valid params)';
-  const entry: AuditEntry = {
+  const entry: AuditCallEntry = {
     time: isoNow(),
     callId,
     capability: String(message?.capability),

@@ -102,13 +102,13 @@ describe('the approval flow', () => {
     const answers: string[] = [];
     const { bridge, del } = setup({
       onApproval: () => new Promise((resolve) => setTimeout(() => resolve({ approved: false, by: 'slow-ui' }), 200)),
-      audit: { append: (e: AuditEntry) => answers.push(e.decision?.kind === 'ask' ? `${e.decision.approved} by ${e.decision.answeredBy}` : '') },
+      audit: { append: (e: AuditEntry) => answers.push(e.pending ? 'asked' : e.decision?.kind === 'ask' ? `${e.decision.approved} by ${e.decision.answeredBy}` : '') },
     });
     const call = del('x.txt');
     const [request] = await pending(bridge);
     bridge.approvals.resolve(request!.id, { approved: true, by: 'admin' });
     expect((await call).ok).toBe(true);
-    expect(answers).toEqual(['true by admin']);
+    expect(answers).toEqual(['asked', 'true by admin']);
   });
 
   it('ends a pending approval with ABORTED when the run aborts, leaving nothing pending', async () => {

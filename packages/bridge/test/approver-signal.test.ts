@@ -78,7 +78,10 @@ describe('an approval request withdrawn from its approver', () => {
     answer(true);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(ran).toEqual([]);
-    expect(audit.map((e) => e.decision)).toEqual([expect.objectContaining({ kind: 'ask', approved: false, answeredBy: 'timeout' })]);
+    expect(audit.map((e) => e.decision)).toEqual([
+      expect.objectContaining({ kind: 'ask', message: expect.any(String) }),
+      expect.objectContaining({ kind: 'ask', approved: false, answeredBy: 'timeout' }),
+    ]);
   });
 });
 
@@ -90,7 +93,8 @@ describe('an approver of the call’s origin', () => {
     expect(outcome).toEqual({ ok: true, value: 'wiped' });
     expect(bridgeAsked).toEqual([]);
     expect(ran).toEqual(['wipe']);
-    expect(audit[0]!.decision).toMatchObject({ kind: 'ask', approved: true, answeredBy: 'alice' });
+    expect(audit.map((e) => e.pending ?? 'ended')).toEqual(['approval', 'ended']);
+    expect(audit[1]!.decision).toMatchObject({ kind: 'ask', approved: true, answeredBy: 'alice' });
   });
 
   it('makes a bridge without any approver ask, with approvalRequired and approvalResolved events', async () => {

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '@agent-spaces/capabilities';
-import { AuditLog, auditLogFile, createBridge, createPolicy, readAuditLog, type AuditRecord } from '../src/index.js';
+import { AuditLog, auditLogFile, createBridge, createPolicy, readAuditLog, type AuditCallRecord } from '../src/index.js';
 import { memoryCapability, msg } from './fixtures.js';
 
 const signal = new AbortController().signal;
@@ -40,7 +40,7 @@ describe('the audit log', () => {
 
     const { records, malformed } = readAuditLog(file);
     expect(malformed).toBe(0);
-    const strip = ({ time, durationMs, ...rest }: AuditRecord) => (expect(Date.parse(time)).not.toBeNaN(), expect(durationMs).toBeGreaterThanOrEqual(0), rest);
+    const strip = ({ time, durationMs, ...rest }: AuditCallRecord) => (expect(Date.parse(time)).not.toBeNaN(), expect(durationMs).toBeGreaterThanOrEqual(0), rest);
     expect(records.map(strip)).toEqual([
       {
         space: 'records',
@@ -123,6 +123,58 @@ describe('the audit log', () => {
     expect(outcome).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
   });
 
+  it('writes a line when a call starts waiting for approval, before the person is asked, then the call\'s own line', async () => {
+    const file = auditLogFile(dir, 'pending');
+    const log = new AuditLog(file, 'pending');
+    const linesWhenAsked: string[][] = [];
+    const bridge = createBridge({
+      capabilities: [memoryCapability('files', [{ name: 'deleteFile', requiresApproval: true, run: () => 'deleted' }])],
+      onApproval: async () => {
+        linesWhenAsked.push((await readFile(file, 'utf8')).trim().split('\n'));
+        return { approved: true, by: 'test-approver' };
+      },
+      redactor: createRedactor(new Map([['API_TOKEN', 'tok-123456789']])),
+      audit: log,
+    });
+    expect(await bridge.call(msg('files', 'deleteFile', { path: 'a.txt', token: 'tok-123456789' }), signal, { runId: 'run-1' })).toMatchObject({ ok: true });
+    log.close();
+    const pending = {
+      space: 'pending',
+      runId: 'run-1',
+      callId: '1',
+      capability: 'files',
+      function: 'deleteFile',
+      params: { path: 'a.txt', token: '[REDACTED:API_TOKEN]' },
+      pending: 'approval',
+      decision: { kind: 'ask', by: 'requiresApproval', message: 'Allow files.deleteFile({"path":"a.txt","token":"[REDACTED:API_TOKEN]"})?' },
+    };
+    expect(linesWhenAsked).toHaveLength(1);
+    expect(linesWhenAsked[0]!.map((line) => JSON.parse(line) as unknown)).toEqual([{ time: expect.any(String), ...pending }]);
+    const lines = (await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toEqual([
+      { time: expect.any(String), ...pending },
+      expect.objectContaining({ callId: '1', decision: { kind: 'ask', by: 'requiresApproval', approved: true, answeredBy: 'test-approver' }, outcome: { ok: true } }),
+    ]);
+    expect(lines[1]).not.toHaveProperty('pending');
+    // The rate limits' history counts ended calls only: the question is not a second call.
+    expect(readAuditLog(file).records.map((r) => r.callId)).toEqual(['1']);
+  });
+
+  it('writes no pending line when nobody can be asked, and does not ask a question it cannot put on record', async () => {
+    const file = auditLogFile(dir, 'unasked');
+    const log = new AuditLog(file, 'unasked');
+    const gated = memoryCapability('files', [{ name: 'deleteFile', requiresApproval: true, run: () => 'deleted' }]);
+    await createBridge({ capabilities: [gated], audit: log }).call(msg('files', 'deleteFile', {}), signal);
+    log.close();
+    expect((await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ decision: expect.objectContaining({ answeredBy: 'no-approver' }) }),
+    ]);
+    let asked = 0;
+    const bridge = createBridge({ capabilities: [gated], audit: log, onApproval: () => (asked++, true) });
+    expect(await bridge.call(msg('files', 'deleteFile', {}), signal)).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
+    expect(asked).toBe(0);
+  });
+
   it('refuses a space name that is not a file name', () => {
     expect(() => auditLogFile(dir, '../escape')).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
   });
@@ -172,7 +224,7 @@ describe('audit durability under kill -9', () => {
     // Every line but a partial last one (a write the kill stopped between two pages: its call never completed) is whole.
     const lines = (await readFile(file, 'utf8')).split('\n');
     lines.pop();
-    const logged = new Set(lines.map((line) => (JSON.parse(line) as AuditRecord & { params: { n: number } }).params.n));
+    const logged = new Set(lines.map((line) => (JSON.parse(line) as AuditCallRecord & { params: { n: number } }).params.n));
     expect(lines.length).toBeGreaterThanOrEqual(done.size);
     expect([...done].filter((n) => !logged.has(n))).toEqual([]);
     // Opened again, the log has no partial line left.

@@ -341,7 +341,11 @@ describe('execution', () => {
     const capability = memoryCapability('c', [{ name: 'f', requiresApproval: true, run: () => 'done' }]);
     const bridge = createBridge({ capabilities: [capability], onApproval: () => true, audit: { append: (e) => entries.push(e) } });
     await bridge.call(msg('c', 'f'), signal);
-    expect(entries[0]!.decision).toEqual({ kind: 'ask', by: 'requiresApproval', approved: true, answeredBy: 'approver' });
-    expect(entries[0]!.callId).toBe('1');
+    // The question is on record before it is asked; the call's own line follows with the answer.
+    expect(entries.map((e) => [e.callId, e.pending ?? 'ended'])).toEqual([
+      ['1', 'approval'],
+      ['1', 'ended'],
+    ]);
+    expect(entries[1]!.decision).toEqual({ kind: 'ask', by: 'requiresApproval', approved: true, answeredBy: 'approver' });
   });
 });

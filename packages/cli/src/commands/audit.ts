@@ -8,10 +8,14 @@ import { loadProject } from './project.js';
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const MAX_PARAMS = 80;
 
+/** The line of a call as it ended. */
+type AuditCallRecord = Extract<AuditRecord, { outcome: unknown }>;
+
 /**
  * `agent-spaces audit [--space S] [--since T] [--json]`: prints the audit log(s) of the project's spaces (rotated files
- * included), oldest first, streaming them: a log of any size is printed record by record. `--json` prints one
- * document, `{ "records": [...], "malformed": n }`, one record per line.
+ * included), oldest first, streaming them: a log of any size is printed record by record, the line of a call that
+ * started waiting for approval as `→ waiting (call <id>)`. `--json` prints one document,
+ * `{ "records": [...], "malformed": n }`, one record per line.
  */
 export async function audit(context: CommandContext): Promise<number> {
   const { auditLogFile, streamAuditLogs } = await import('@agent-spaces/sdk');
@@ -22,6 +26,7 @@ export async function audit(context: CommandContext): Promise<number> {
   const json = context.values.json === true;
 
   let count = 0;
+  let asked = 0;
   let malformed = 0;
   const records = streamAuditLogs(files, { ...(since ? { since } : {}), onMalformed: () => malformed++ });
   // JSON: each record is printed once the next one (or the end) says whether a comma follows it.
@@ -34,7 +39,8 @@ export async function audit(context: CommandContext): Promise<number> {
     } else {
       context.output.out(visibleText(formatRecord(record)));
     }
-    count++;
+    if (record.pending === undefined) count++;
+    else asked++;
   }
   if (json) {
     if (pending !== undefined) context.output.out(pending);
@@ -42,7 +48,7 @@ export async function audit(context: CommandContext): Promise<number> {
     return 0;
   }
   context.output.err(
-    `${count} call(s)${space ? ` in space ${space}` : ''}${since ? ` since ${since.toISOString()}` : ''}` +
+    `${count} call(s)${asked > 0 ? ` and ${asked} approval request(s)` : ''}${space ? ` in space ${space}` : ''}${since ? ` since ${since.toISOString()}` : ''}` +
       (malformed > 0 ? `; ${malformed} unreadable line(s) skipped` : ''),
   );
   return 0;
@@ -69,16 +75,20 @@ async function allLogs(dir: string): Promise<string[]> {
   }
 }
 
-/** `2026-11-23 18:10:44  default  files.deleteFile {"path":"a"}  ask → approved (terminal prompt)  ok  1.2 ms` */
+/**
+ * `2026-11-23 18:10:44Z  default  files.deleteFile {"path":"a"}  asked (requiresApproval) → approved by terminal prompt  ok  1.2 ms`,
+ * or for a call that started waiting for approval: `…  files.deleteFile {"path":"a"}  asked (requiresApproval) → waiting (call 3)`.
+ */
 function formatRecord(record: AuditRecord): string {
   const time = record.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
   const params = JSON.stringify(record.params) ?? '';
   const call = `${record.capability}.${record.function} ${params.length > MAX_PARAMS ? `${params.slice(0, MAX_PARAMS - 1)}…` : params}`;
+  if (record.pending !== undefined) return [time, record.space, call, `asked (${record.decision.by}) → waiting (call ${record.callId})`].join('  ');
   const outcome = record.outcome.ok ? 'ok' : `${record.outcome.code}`;
   return [time, record.space, call, describeDecision(record.decision), outcome, `${record.durationMs.toFixed(1)} ms`].join('  ');
 }
 
-function describeDecision(decision: AuditRecord['decision']): string {
+function describeDecision(decision: AuditCallRecord['decision']): string {
   if (!decision) return 'refused before the policy';
   switch (decision.kind) {
     case 'allow':
