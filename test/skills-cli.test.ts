@@ -41,7 +41,7 @@ it('saves a file as a skill, lists it, refuses code that does not typecheck, and
 
   const list = await runCli(app, ['skills', 'list', '--json']);
   expect(JSON.parse(list.stdout)).toEqual([
-    { name: 'doubleIt', file: 'skills/doubleIt.ts', built: true, signature: 'skills.doubleIt(params: { by: number }): Promise<number>', summary: 'Adds twice the amount.' },
+    { name: 'doubleIt', file: 'skills/doubleIt.ts', built: true, signature: 'skills.doubleIt(params: { by: number }): Promise<number>', summary: 'Adds twice the amount.', owner: 'operator' },
   ]);
 
   const bad = await runCli(app, ['skills', 'save', 'bad.ts']);
@@ -57,4 +57,19 @@ it('saves a file as a skill, lists it, refuses code that does not typecheck, and
   expect(existsSync(join(app, '.agent-spaces/capabilities/skills'))).toBe(false);
   const empty = await runCli(app, ['skills', 'list']);
   expect(empty.stderr).toContain('No skills yet');
+}, 90_000);
+
+it("marks a skill an MCP client saved, which the operator may still replace and remove", async () => {
+  const code = '/** Adds one. */\nexport async function plusOne(params: { n: number }): Promise<number> {\n  return params.n + 1;\n}\n';
+  expect((await runCli(app, ['capabilities', 'build'])).code).toBe(0);
+  const { saveSkill } = await import('@agent-spaces/sdk');
+  await saveSkill({ rootDir: app, name: 'plusOne', code, owner: 'mcp-client-1' });
+  const list = await runCli(app, ['skills', 'list']);
+  expect(list.stdout).toBe('skills.plusOne(params: { n: number }): Promise<number>  // Adds one. (saved by an MCP client)\n');
+  await writeFile(join(app, 'plus-one.ts'), code.replace('+ 1', '+ 2'));
+  const replaced = await runCli(app, ['skills', 'save', 'plus-one.ts', '--name', 'plusOne', '--replace']);
+  expect(replaced.code, replaced.stderr).toBe(0);
+  expect(JSON.parse((await runCli(app, ['skills', 'list', '--json'])).stdout)).toEqual([expect.objectContaining({ name: 'plusOne', owner: 'operator' })]);
+  const removed = await runCli(app, ['skills', 'remove', 'plusOne']);
+  expect(removed.code, removed.stderr).toBe(0);
 }, 90_000);

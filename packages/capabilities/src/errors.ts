@@ -52,6 +52,11 @@ export const ERROR_CODES = {
     families: ['compile'],
     description: 'A declaration file given to the typechecker has a bad name (not a relative `.d.ts` path) or no text.',
   },
+  IMPORT_REFUSED: {
+    families: ['compile'],
+    description:
+      'A skill or a sandbox-mode npm package imports a file it may not read (an absolute path, one outside its folder, a symlink leading out, an import attribute loading such a file); the message names the import and the file importing it.',
+  },
   UNSUPPORTED_OPERATION: {
     families: ['compile'],
     description: 'An OpenAPI operation cannot be turned into a function (multipart, file upload); the rest still builds.',
@@ -165,6 +170,10 @@ export const ERROR_CODES = {
   MAX_TURNS: {
     families: ['server'],
     description: 'An agent run reached `maxTurns` model turns without a text answer; the result carries the transcript so far.',
+  },
+  SKILL_NOT_OWNED: {
+    families: ['server'],
+    description: "An MCP client tried to replace or delete a skill it did not save (another client's, or the operator's); `data.name` names the skill.",
   },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

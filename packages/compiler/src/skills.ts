@@ -8,13 +8,16 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CAPABILITY_PREFIX, type CapabilityIR, type Diagnostic } from '@agent-spaces/capabilities';
+import type { Plugin } from 'esbuild';
 import type ts from 'typescript';
 import { type BuiltRecord, readBuiltRecords, sameInputs } from './build-state.js';
 import { readDeclarations } from './catalog.js';
 import { createTypechecker, type Typechecker } from './check/index.js';
 import { indentBlock, type DeclarationsResult } from './emit/declarations.js';
 import { jsDoc, stringLiteral } from './emit/escape.js';
+import { identifier } from './ir/names.js';
 import type { Bundle } from './sources/npm/bundle-text.js';
+import type { ReadScope } from './sources/npm/confine.js';
 import { bundleForIsolate } from './sources/npm/sandbox.js';
 
 /** The module id of the skills, and the name of the object it exports. */
@@ -22,10 +25,10 @@ export const SKILLS_ID = 'skills';
 /** The folder of a project's skills, relative to its config folder. */
 export const SKILLS_DIR = 'skills';
 /** A skill's name: its file's name, and its function's. */
-export const SKILL_NAME = /^[a-z][A-Za-z0-9]{0,63}$/;
+const SKILL_NAME = /^[a-z][A-Za-z0-9]{0,63}$/;
 
-/** One skill that typechecked, as the module declares and runs it. */
-interface Skill {
+/** One skill that typechecked, as the module declares it. */
+interface CheckedSkill {
   name: string;
   file: string;
   /** The declarations of its file (`transpileDeclaration`), for its sub-module. */
@@ -33,6 +36,11 @@ interface Skill {
   types: DeclarationsResult['functions'][number];
   /** Named types its file declares, by name (for the catalog's related types). */
   named: Map<string, string>;
+}
+
+/** One skill that typechecked and bundled alone: `code` is its bundle. */
+interface Skill extends CheckedSkill {
+  code: string;
 }
 
 /** What {@link readSkills} produced: the skills capability (absent when no skill built) and per-skill problems. */
@@ -95,9 +103,9 @@ export async function skillsUnchanged(rootDir: string, files: readonly string[],
 
 /**
  * Checks and bundles the skill `files` (relative to `rootDir`) against `declarations` (file name → text: the built
- * capabilities and the sandbox's own, read only when needed); never throws for a bad skill. `key` names what they are
- * checked against ({@link skillsKey}). Nothing is read or checked when the files and key are those of `last` (the
- * inputs of the last build), which then is `unchanged`.
+ * capabilities and the sandbox's own, read only when needed); never throws for a bad skill, which fails alone: the
+ * module is built from the others. `key` names what they are checked against ({@link skillsKey}). Nothing is read or
+ * checked when the files and key are those of `last` (the inputs of the last build), which then is `unchanged`.
  */
 export async function readSkills(
   rootDir: string,
@@ -109,30 +117,25 @@ export async function readSkills(
   const read = await readSkillFiles(rootDir, files, key);
   const { codes, failures, inputs } = read;
   if (unchangedSince(read, last)) return { unchanged: true, failures, inputs };
+  const skills: Skill[] = [];
   const { default: typescript } = await import('typescript');
   const checker = await createTypechecker({ declarations: await declarations() });
-  let skills: Skill[] = [];
   try {
     for (const [file, code] of codes) {
-      const skill = checkOne(typescript, checker, file, code);
-      if ('problem' in skill) failures.set(file, [{ code: 'INVALID_DEFINITION', severity: 'error', file, message: skill.problem }]);
-      else skills.push(skill);
+      const checked = checkOne(typescript, checker, file, code);
+      if ('problem' in checked) {
+        failures.set(file, [{ code: 'INVALID_DEFINITION', severity: 'error', file, message: checked.problem }]);
+        continue;
+      }
+      const bundle = await bundleSkill(rootDir, checked.name, code);
+      if (bundle.ok) skills.push({ ...checked, code: bundle.code });
+      else failures.set(file, bundle.diagnostics);
     }
   } finally {
     checker.dispose();
   }
-  let bundle = skills.length > 0 ? await bundleSkills(rootDir, skills) : undefined;
-  if (bundle?.ok === false) {
-    // Each skill is bundled alone to name those that break the module, which is then bundled without them.
-    for (const skill of skills) {
-      const problem = await bundleProblem(rootDir, skill.file, codes.get(skill.file)!);
-      if (problem) failures.set(skill.file, [{ code: 'INVALID_DEFINITION', severity: 'error', file: skill.file, message: problem.problem }]);
-    }
-    const rest = skills.filter((skill) => !failures.has(skill.file));
-    if (rest.length > 0 && rest.length < skills.length) bundle = await bundleSkills(rootDir, rest);
-    if (bundle.ok) skills = rest;
-    else for (const skill of rest) failures.set(skill.file, bundle.diagnostics);
-  }
+  const bundle = skills.length > 0 ? await combineSkills(rootDir, skills) : undefined;
+  if (bundle?.ok === false) for (const skill of skills) failures.set(skill.file, bundle.diagnostics);
   // A failed skill is left out of the inputs, so the next build checks it again (and reports it again).
   for (const file of failures.keys()) delete inputs[file];
   if (!bundle?.ok) return { failures, inputs };
@@ -153,40 +156,76 @@ export async function readSkills(
   return { capability, declarations: { text: capability.module!.declarations, diagnostics: [], functions: skills.map((s) => s.types), types }, failures, inputs };
 }
 
-/** Why a skill cannot build: `TYPE_ERROR` when its code does not typecheck, else `INVALID_DEFINITION`. */
+/** Why a skill cannot build: `TYPE_ERROR` when its code does not typecheck, `IMPORT_REFUSED` when it imports what it may not read, else `INVALID_DEFINITION`. */
 interface SkillProblem {
-  code: 'TYPE_ERROR' | 'INVALID_DEFINITION';
+  code: 'TYPE_ERROR' | 'INVALID_DEFINITION' | 'IMPORT_REFUSED';
   problem: string;
 }
 
-/** The module of `skills`, bundled for the isolate from their files under `rootDir`. */
-function bundleSkills(rootDir: string, skills: readonly Skill[]): Promise<Bundle> {
-  const entry = skills.map((s, i) => `import { ${s.name} as s${i} } from ${stringLiteral(join(rootDir, s.file))};\n`).join('');
+/** Imports a skill leaves for the isolate to resolve: the modules the space provides. */
+const EXTERNAL = [`${CAPABILITY_PREFIX}*`, '@agent-spaces/std'];
+
+/** What a skill may read: nothing but its own code (the skills folder holds skills of other owners). */
+const SKILL_SCOPE: ReadScope = {
+  roots: [],
+  packages: false,
+  rule: `a skill imports only the modules the space provides (${CAPABILITY_PREFIX}*, @agent-spaces/std), never a file or a package`,
+};
+
+/**
+ * Skill `name` holding `code`, bundled alone for the isolate as it is saved (`skills/<name>.ts` under `rootDir`,
+ * its imports resolved from the skills folder): the one bundling of a skill, at save and at build.
+ */
+function bundleSkill(rootDir: string, name: string, code: string): Promise<Bundle> {
+  const label = `${SKILLS_DIR}/${name}.ts`;
+  const resolveDir = join(rootDir, SKILLS_DIR);
+  return bundleForIsolate({ contents: code, rootDir, resolveDir, label, owner: `skill "${name}"`, loader: 'ts', external: EXTERNAL, scope: SKILL_SCOPE });
+}
+
+/** The module of `skills` from their bundles (given as text, no file read): `export const skills = { … }`. */
+function combineSkills(rootDir: string, skills: readonly Skill[]): Promise<Bundle> {
+  const bundles = new Map(skills.map((s) => [s.name, s.code]));
+  const bundled: Plugin = {
+    name: 'bundled-skills',
+    setup(build) {
+      build.onResolve({ filter: /^skill:/ }, ({ path }) => ({ path: path.slice('skill:'.length), namespace: 'skill' }));
+      build.onLoad({ filter: /.*/, namespace: 'skill' }, ({ path }) => ({ contents: bundles.get(path) ?? '', loader: 'js' }));
+    },
+  };
+  const entry = skills.map((s, i) => `import { ${s.name} as s${i} } from ${stringLiteral(`skill:${s.name}`)};\n`).join('');
   return bundleForIsolate({
     contents: `${entry}export const ${SKILLS_ID} = { ${skills.map((s, i) => `${s.name}: s${i}`).join(', ')} };\n`,
     rootDir,
     label: SKILLS_DIR,
     owner: 'the skills',
-    loader: 'ts',
     external: EXTERNAL,
+    scope: SKILL_SCOPE,
+    plugins: [bundled],
   });
-}
-
-/** Why skill `file` (relative to `rootDir`) holding `code` does not bundle for the isolate on its own, if it does not. */
-async function bundleProblem(rootDir: string, file: string, code: string): Promise<SkillProblem | undefined> {
-  const name = skillName(file);
-  const bundle = await bundleForIsolate({ contents: code, rootDir, label: file, owner: `skill "${name}"`, loader: 'ts', external: EXTERNAL });
-  return bundle.ok ? undefined : { code: 'INVALID_DEFINITION', problem: `skill "${name}": ${bundle.diagnostics.map((d) => d.message).join('; ')}` };
 }
 
 const skillName = (file: string) => file.slice(SKILLS_DIR.length + 1, -'.ts'.length);
 
+/** Members of every object (`constructor`, `toString`, `__proto__`, …): a skill of such a name would shadow one. */
+const OBJECT_MEMBERS = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/**
+ * Why `name` cannot name a skill, or undefined when it can: a skill's name is its file's and its function's, and a
+ * member of `skills`, so it must be a camelCase identifier of at most 64 characters, not a reserved word or a name the
+ * module keeps (`then`), and no member of every object.
+ */
+export function skillNameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string' || !SKILL_NAME.test(name)) return 'the name must be a camelCase identifier (letters and digits, starting with a lower-case letter, at most 64)';
+  if (identifier(name) !== name) return `the name must be a plain identifier, and ${name} is a reserved word or a name the module keeps`;
+  if (OBJECT_MEMBERS.has(name)) return `the name must not be a member of every object (Object.prototype.${name})`;
+  return undefined;
+}
+
 /** Checks skill `file` holding `code`: its name, its types, its shape. */
-function checkOne(typescript: typeof ts, checker: Typechecker, file: string, code: string): Skill | SkillProblem {
+function checkOne(typescript: typeof ts, checker: Typechecker, file: string, code: string): CheckedSkill | SkillProblem {
   const name = skillName(file);
-  if (!SKILL_NAME.test(name)) {
-    return { code: 'INVALID_DEFINITION', problem: `skill "${name}": the name must be a camelCase identifier (letters and digits, starting with a lower-case letter, at most 64)` };
-  }
+  const badName = skillNameProblem(name);
+  if (badName) return { code: 'INVALID_DEFINITION', problem: `skill "${name}": ${badName}` };
   const errors = checker.check(code).filter((d) => d.category === 'error');
   if (errors.length > 0) {
     const first = errors[0]!;
@@ -199,18 +238,21 @@ function checkOne(typescript: typeof ts, checker: Typechecker, file: string, cod
 }
 
 /**
- * Checks the code of skill `name` as a build would, before it is saved: against `declarations` (file name → text: the
- * built capabilities and the sandbox's own). Answers its signature in `@capabilities/skills`, or why it cannot build.
+ * Checks the code of skill `name` exactly as a build would, before it is saved: against `declarations` (file name →
+ * text: the built capabilities and the sandbox's own), bundled as it will be. Answers its signature in
+ * `@capabilities/skills`, or why it cannot build.
  */
 export async function checkSkill(rootDir: string, name: string, code: string, declarations: ReadonlyMap<string, string>): Promise<{ ok: true; signature: string } | ({ ok: false } & SkillProblem)> {
   const { default: typescript } = await import('typescript');
   const checker = await createTypechecker({ declarations });
   try {
-    const file = `${SKILLS_DIR}/${name}.ts`;
-    const skill = checkOne(typescript, checker, file, code);
+    const skill = checkOne(typescript, checker, `${SKILLS_DIR}/${name}.ts`, code);
     if ('problem' in skill) return { ok: false, ...skill };
-    const problem = await bundleProblem(rootDir, file, code);
-    if (problem) return { ok: false, ...problem };
+    const bundle = await bundleSkill(rootDir, name, code);
+    if (!bundle.ok) {
+      const code = bundle.diagnostics.some((d) => d.code === 'IMPORT_REFUSED') ? 'IMPORT_REFUSED' : 'INVALID_DEFINITION';
+      return { ok: false, code, problem: bundle.diagnostics.map((d) => d.message).join('; ') };
+    }
     const { params, result } = skill.types;
     return { ok: true, signature: `${SKILLS_ID}.${name}(${params ? `params${params.optional ? '?' : ''}: ${params.type}` : ''}): Promise<${result}>` };
   } finally {
@@ -244,11 +286,8 @@ export async function skillDeclarations(outDir: string, sandbox: ReadonlyMap<str
   return declarations;
 }
 
-/** Imports a skill leaves for the isolate to resolve. */
-const EXTERNAL = [`${CAPABILITY_PREFIX}*`, '@agent-spaces/std'];
-
 /** The `index.d.ts` of `@capabilities/skills`: one sub-module per skill file, and the `skills` object. */
-function moduleDeclarations(skills: readonly Skill[]): string {
+function moduleDeclarations(skills: readonly CheckedSkill[]): string {
   const modules = skills.map((s) => `declare module ${stringLiteral(`${CAPABILITY_PREFIX}${SKILLS_ID}/${s.name}`)} {\n${indentBlock(s.declarations, '  ')}\n}\n`);
   const imports = skills.map((s, i) => `  import { ${s.name} as s${i} } from ${stringLiteral(`${CAPABILITY_PREFIX}${SKILLS_ID}/${s.name}`)};\n`);
   const members = skills.map((s, i) => `${jsDoc(s.types.doc, '    ')}    ${s.name}: typeof s${i};\n`);
@@ -260,7 +299,7 @@ function moduleDeclarations(skills: readonly Skill[]): string {
  * The declared shape of skill `name` from its typechecked `code`, or why it is not a skill: the file must export one
  * async function of the skill's name, with a doc comment and declared parameter and result types.
  */
-function readSkill(typescript: typeof ts, name: string, file: string, code: string): Skill | string {
+function readSkill(typescript: typeof ts, name: string, file: string, code: string): CheckedSkill | string {
   const shape = `${file} must export one async function ${name}(params: Params): Promise<Result> with a doc comment and declared parameter and result types`;
   const source = typescript.createSourceFile(file, code, typescript.ScriptTarget.ES2022, true, typescript.ScriptKind.TS);
   const fn = source.statements.find(

@@ -85,11 +85,11 @@ describe('skills in a build', () => {
     expect((await freshness()).stale).toEqual([]);
   });
 
-  it('name the skill that cannot be bundled for the isolate; the others still build', async () => {
+  it('name the skill that imports a package (a skill imports only the space modules); the others still build', async () => {
     const p = await project({
       'capabilities/counter.json': counter('by'),
       'skills/greet.ts': GREET,
-      // Typechecks (the package is unknown to the checker, the error suppressed), but its package needs Node.
+      // Typechecks (the package is unknown to the checker, the error suppressed), but a skill may not import a package.
       'skills/readIt.ts': `// @ts-ignore\nimport { readIt as read } from 'fs-pkg';\n\n/** Reads it. */\nexport async function readIt(): Promise<string> {\n  return read();\n}\n`,
       'node_modules/fs-pkg/package.json': JSON.stringify({ name: 'fs-pkg', version: '1.0.0', type: 'module', main: 'index.js', types: 'index.d.ts' }),
       'node_modules/fs-pkg/index.js': "import { readFileSync } from 'node:fs';\nexport const readIt = () => readFileSync('x', 'utf8');\n",
@@ -97,8 +97,13 @@ describe('skills in a build', () => {
     });
     const report = await p.build();
     expect(statusOf(report, 'skills')).toEqual(['skills built', 'skills/readIt.ts failed']);
-    expect(report.capabilities.find((c) => c.file === 'skills/readIt.ts')?.diagnostics.map((d) => d.message)).toEqual([
-      expect.stringContaining(`skill "readIt": skill "readIt" cannot run in the sandbox: node_modules/fs-pkg/index.js imports the Node built-in 'node:fs'`),
+    expect(report.capabilities.find((c) => c.file === 'skills/readIt.ts')?.diagnostics).toEqual([
+      {
+        code: 'IMPORT_REFUSED',
+        severity: 'error',
+        file: 'skills/readIt.ts',
+        message: `skill "readIt" may not import the package 'fs-pkg': skills/readIt.ts imports 'fs-pkg'; a skill imports only the modules the space provides (@capabilities/*, @agent-spaces/std), never a file or a package (skills/readIt.ts:2)`,
+      },
     ]);
     expect(await readFile(join(p.out, `capabilities/skills/${CAPABILITY_FILES.proxy}`), 'utf8')).toContain('hello');
   });

@@ -3,11 +3,12 @@
  * `skills/<name>.ts` and rebuilds, so later scripts import it from `@capabilities/skills`; `listSkills`, `deleteSkill`.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AgentSpacesError, CAPABILITY_PREFIX, capabilitiesDir, editorTsconfig, readCatalog } from '@agent-spaces/capabilities';
 import type { BuildReport } from '@agent-spaces/compiler';
 import { SANDBOX_DECLARATIONS } from './declarations.js';
+import { clientHash, recordOwner, skillOwners } from './skill-owners.js';
 
 /** The project whose skills are meant: the folder of its config file (default the current folder), or the file itself. */
 export interface SkillProject {
@@ -16,6 +17,12 @@ export interface SkillProject {
   configFile?: string;
   /** Build output folder (relative to the config file's folder) instead of the config's `outDir`. */
   outDir?: string;
+  /**
+   * The client acting (over `mcp serve`, its MCP client's id), kept only as a sha256: a skill it saves is its own,
+   * and it may replace or delete only its own. Absent: the operator (the CLI, the SDK), who may replace or delete any
+   * skill, and whose skills (also those written by hand) no client may.
+   */
+  owner?: string;
 }
 
 /** What {@link saveSkill} saves. */
@@ -26,7 +33,7 @@ export interface SaveSkillOptions extends SkillProject {
   code: string;
   /** Written as the function's doc comment when the code has none. */
   description?: string;
-  /** Overwrite an existing skill of the name (default: refused with `NAME_COLLISION`). */
+  /** Overwrite an existing skill of the name (default: refused with `NAME_COLLISION`); only its owner may. */
   replace?: boolean;
 }
 
@@ -49,6 +56,10 @@ export interface SkillInfo {
   built: boolean;
   signature?: string;
   summary?: string;
+  /** Who it belongs to: the operator (CLI, SDK, written by hand) or an MCP client. */
+  owner: 'operator' | 'client';
+  /** Whether it belongs to the `owner` the list was asked for (present only when one was given). */
+  yours?: boolean;
 }
 
 /** Most characters of a skill's code. */
@@ -57,32 +68,34 @@ const MAX_CODE = 256 * 1024;
 const IMPORT_LINE = `import { skills } from '${CAPABILITY_PREFIX}skills';`;
 
 /**
- * Checks `code` against the project's built capabilities, writes it as `skills/<name>.ts` (and `skills/tsconfig.json`
- * for editors, when there is none) and rebuilds the project.
- * Throws `INVALID_ARGUMENTS` for a bad name or code, `NAME_COLLISION` for an existing skill without `replace`,
- * `TYPE_ERROR` for code that does not typecheck and `INVALID_DEFINITION` for code that is not one exported async
- * function with declared types (the message names the skill and the problem); nothing is written then.
+ * Checks `code` against the project's built capabilities and bundles it, exactly as the build will, writes it as
+ * `skills/<name>.ts` (and `skills/tsconfig.json` for editors, when there is none), records its `owner` and rebuilds.
+ * Throws `INVALID_ARGUMENTS` for a bad name or code, `SKILL_NOT_OWNED` for another owner's skill, `NAME_COLLISION`
+ * for an existing skill without `replace`, `TYPE_ERROR` for code that does not typecheck, `IMPORT_REFUSED` for code
+ * importing what a skill may not read and `INVALID_DEFINITION` for code that is not one exported async function with
+ * declared types (the message names the skill and the problem); nothing is written then.
  */
 export async function saveSkill(options: SaveSkillOptions): Promise<SavedSkill> {
   const { name, code, description } = options;
   const compiler = await import('@agent-spaces/compiler');
-  checkName(name, compiler.SKILL_NAME);
+  checkName(name, compiler.skillNameProblem);
   if (typeof code !== 'string' || code.trim() === '') throw new AgentSpacesError('INVALID_ARGUMENTS', 'code: must be the TypeScript of the skill', { field: 'code' });
   if (code.length > MAX_CODE) throw new AgentSpacesError('INVALID_ARGUMENTS', `code: at most ${MAX_CODE} characters`, { field: 'code' });
   if (description !== undefined && typeof description !== 'string') throw new AgentSpacesError('INVALID_ARGUMENTS', 'description: must be a string', { field: 'description' });
   return serialized(async () => {
     const project = await loadProject(options);
+    const folder = join(project.rootDir, compiler.SKILLS_DIR);
     const file = `${compiler.SKILLS_DIR}/${name}.ts`;
-    if (existsSync(join(project.rootDir, file)) && options.replace !== true) {
+    if ((await assertMayChange(folder, name, options.owner)) && options.replace !== true) {
       throw new AgentSpacesError('NAME_COLLISION', `skill "${name}" exists (${file}); to overwrite it, ask for a replacement (replace: true; --replace in the CLI)`, { field: 'name', name });
     }
     const text = withDoc(code, name, description);
     const declarations = await compiler.skillDeclarations(project.config.outDir, SANDBOX_DECLARATIONS);
     const checked = await compiler.checkSkill(project.rootDir, name, text, declarations);
     if (!checked.ok) throw new AgentSpacesError(checked.code, checked.problem, { field: 'code', name });
-    const folder = join(project.rootDir, compiler.SKILLS_DIR);
     await mkdir(folder, { recursive: true });
     await writeFile(join(project.rootDir, file), text);
+    await recordOwner(folder, name, text, options.owner);
     // An editor opened on the skills checks them as the build does; a tsconfig already there is the project's own.
     await writeFile(join(folder, 'tsconfig.json'), editorTsconfig(folder, project.config.outDir), { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'EEXIST') throw error;
@@ -92,44 +105,72 @@ export async function saveSkill(options: SaveSkillOptions): Promise<SavedSkill> 
   });
 }
 
-/** The skill files of the project, each with its signature when the last build built it. */
+/** The skill files of the project, each with its signature when the last build built it, and whose it is. */
 export async function listSkills(options: SkillProject = {}): Promise<SkillInfo[]> {
-  const { skillFiles, SKILLS_ID } = await import('@agent-spaces/compiler');
+  const { skillFiles, SKILLS_DIR, SKILLS_ID } = await import('@agent-spaces/compiler');
   const project = await loadProject(options);
   const dir = capabilitiesDir(project.config.outDir);
   const built = existsSync(join(dir, SKILLS_ID)) ? readCatalog(dir, SKILLS_ID) : [];
-  return (await skillFiles(project.rootDir)).map((file) => {
-    const name = file.slice(file.lastIndexOf('/') + 1, -'.ts'.length);
+  const files = await skillFiles(project.rootDir);
+  const names = files.map((file) => file.slice(file.lastIndexOf('/') + 1, -'.ts'.length));
+  const texts = new Map(await Promise.all(names.map(async (name, i) => [name, await readFile(join(project.rootDir, files[i]!), 'utf8').catch(() => '')] as const)));
+  const owners = await skillOwners(join(project.rootDir, SKILLS_DIR), texts);
+  const asked = options.owner === undefined ? undefined : clientHash(options.owner);
+  return names.map((name, i) => {
     const entry = built.find((e) => e.path === `${SKILLS_ID}.${name}`);
-    return { name, file, built: entry !== undefined, ...(entry ? { signature: entry.signature, summary: entry.summary } : {}) };
+    const owner = owners.get(name) ?? { kind: 'operator' };
+    return {
+      name,
+      file: files[i]!,
+      built: entry !== undefined,
+      ...(entry ? { signature: entry.signature, summary: entry.summary } : {}),
+      owner: owner.kind,
+      ...(asked === undefined ? {} : { yours: owner.kind === 'client' && owner.id === asked }),
+    };
   });
 }
 
-/** Deletes `skills/<name>.ts` and rebuilds. Throws `INVALID_ARGUMENTS` for a bad name or one no skill has. */
+/**
+ * Deletes `skills/<name>.ts` and rebuilds. Throws `INVALID_ARGUMENTS` for a bad name or one no skill has,
+ * `SKILL_NOT_OWNED` for another owner's skill.
+ */
 export async function deleteSkill(options: SkillProject & { name: string }): Promise<{ name: string; file: string }> {
   const compiler = await import('@agent-spaces/compiler');
-  checkName(options.name, compiler.SKILL_NAME);
+  checkName(options.name, compiler.skillNameProblem);
   return serialized(async () => {
     const project = await loadProject(options);
+    const folder = join(project.rootDir, compiler.SKILLS_DIR);
     const file = `${compiler.SKILLS_DIR}/${options.name}.ts`;
-    if (!existsSync(join(project.rootDir, file))) {
+    if (!(await assertMayChange(folder, options.name, options.owner))) {
       const names = (await compiler.skillFiles(project.rootDir)).map((f) => f.slice(f.lastIndexOf('/') + 1, -'.ts'.length));
       throw new AgentSpacesError('INVALID_ARGUMENTS', `name: no skill "${options.name}" (skills: ${names.join(', ') || 'none'})`, { field: 'name' });
     }
     await rm(join(project.rootDir, file));
+    await recordOwner(folder, options.name, undefined, undefined);
     await build(project);
     return { name: options.name, file };
   });
 }
 
-function checkName(name: unknown, pattern: RegExp): asserts name is string {
-  if (typeof name !== 'string' || !pattern.test(name)) {
-    throw new AgentSpacesError(
-      'INVALID_ARGUMENTS',
-      `name: ${JSON.stringify(name)} is not a skill name (a camelCase identifier: letters and digits, starting with a lower-case letter, at most 64)`,
-      { field: 'name' },
-    );
-  }
+/**
+ * Whether skill `name` exists in `folder`; throws `SKILL_NOT_OWNED` when it does and `owner` (a client; undefined: the
+ * operator, who may change any) is not the client it belongs to.
+ */
+async function assertMayChange(folder: string, name: string, owner: string | undefined): Promise<boolean> {
+  const text = await readFile(join(folder, `${name}.ts`), 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (text === undefined || owner === undefined) return text !== undefined;
+  const current = (await skillOwners(folder, new Map([[name, text]]))).get(name);
+  if (current?.kind === 'client' && current.id === clientHash(owner)) return true;
+  const whose = current?.kind === 'client' ? 'another client' : 'the operator';
+  throw new AgentSpacesError('SKILL_NOT_OWNED', `skill "${name}" belongs to ${whose}: only its owner may replace or delete it; save yours under another name`, { field: 'name', name });
+}
+
+function checkName(name: unknown, problem: (name: unknown) => string | undefined): asserts name is string {
+  const why = problem(name);
+  if (why !== undefined) throw new AgentSpacesError('INVALID_ARGUMENTS', `name: ${JSON.stringify(name)} is not a skill name: ${why}`, { field: 'name' });
 }
 
 /** `code` with `description` as the doc comment of its function `name` when the code gives it none. */

@@ -87,7 +87,7 @@ describe('skills over MCP', () => {
   }, 60_000);
 
   it('refuses a bad name, an existing skill without replace, and code that does not typecheck, writing nothing', async () => {
-    for (const name of ['Bad', '../escape', 'a-b', 'x'.repeat(65), '']) {
+    for (const name of ['Bad', '../escape', 'a-b', '1x', 'x'.repeat(65), '', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__', 'then', 'delete']) {
       const answer = await callTool(client, 'save_skill', { name, code: MORNING });
       expect(answer.isError).toBe(true);
       expect(answer.body).toMatchObject({ code: 'INVALID_ARGUMENTS', message: expect.stringMatching(/^name: /) });
@@ -122,8 +122,8 @@ describe('skills over MCP', () => {
   it('list_skills lists them; a skill broken by a capability change is listed as not built; delete_skill removes one', async () => {
     const listed = await callTool(client, 'list_skills');
     expect(listed.body.skills).toEqual([
-      { name: 'morningTrains', file: 'skills/morningTrains.ts', built: true, signature: 'skills.morningTrains(params: { station: string }): Promise<string[]>', summary: 'The destinations of the trains leaving a station before noon.' },
-      { name: 'twice', file: 'skills/twice.ts', built: true, signature: 'skills.twice(params: { n: number }): Promise<number>', summary: 'Triples n.' },
+      { name: 'morningTrains', file: 'skills/morningTrains.ts', built: true, signature: 'skills.morningTrains(params: { station: string }): Promise<string[]>', summary: 'The destinations of the trains leaving a station before noon.', owner: 'client', yours: true },
+      { name: 'twice', file: 'skills/twice.ts', built: true, signature: 'skills.twice(params: { n: number }): Promise<number>', summary: 'Triples n.', owner: 'client', yours: true },
     ]);
 
     const trains = join(project.rootDir, 'capabilities/trains.json');

@@ -10,7 +10,7 @@ function project(context: CommandContext) {
   return { rootDir: process.cwd(), ...(configFile ? { configFile } : {}) };
 }
 
-/** `agent-spaces skills list`: the project's skills, with their signatures. */
+/** `agent-spaces skills list`: the project's skills, with their signatures, marking those MCP clients saved. */
 export async function list(context: CommandContext): Promise<number> {
   const { listSkills } = await import('@agent-spaces/sdk');
   const skills = await listSkills(project(context));
@@ -20,7 +20,8 @@ export async function list(context: CommandContext): Promise<number> {
   }
   if (skills.length === 0) context.output.err('No skills yet: save one with `agent-spaces skills save <file> --name <name>`.');
   for (const skill of skills) {
-    context.output.out(visibleText(skill.built ? `${skill.signature}  // ${skill.summary}` : `${skill.file}: not built (run \`agent-spaces capabilities build\` to see why)`));
+    const owner = skill.owner === 'client' ? ' (saved by an MCP client)' : '';
+    context.output.out(visibleText(skill.built ? `${skill.signature}  // ${skill.summary}${owner}` : `${skill.file}: not built (run \`agent-spaces capabilities build\` to see why)${owner}`));
   }
   return 0;
 }

@@ -4,8 +4,8 @@ import type { ToolContext, ToolSpec } from './types.js';
 
 const name = { type: 'string', description: 'The skill\'s name: a camelCase identifier, also its file\'s (skills/<name>.ts) and its function\'s' } as const;
 
-/** The project the server serves: where its skills are kept and built. */
-const project = ({ connection }: ToolContext) => connection.state.skillProject;
+/** The project the server serves (where its skills are kept and built), acted on by this client: a skill's owner. */
+const project = ({ connection }: ToolContext) => ({ ...connection.state.skillProject, owner: connection.id });
 
 /** `save_skill`, `list_skills` and `delete_skill`: the project's typed skills (docs/mcp-server.md, "Skills"). */
 export function skillTools(): ToolSpec[] {
@@ -15,7 +15,8 @@ export function skillTools(): ToolSpec[] {
       description:
         'Keep working code as a typed skill that later scripts import: `import { skills } from "@capabilities/skills"; await skills.<name>(params)`. ' +
         '`code` exports `async function <name>(params: Params): Promise<Result>` with declared types (it may import @capabilities/*); it is ' +
-        'typechecked, saved as skills/<name>.ts in the project and built. An existing skill is replaced only with `replace: true`.',
+        'typechecked and bundled (it may not import files or packages), saved as skills/<name>.ts in the project and built. The skill is yours: ' +
+        'only you replace (with `replace: true`) or delete it, and you cannot replace another client\'s or the operator\'s.',
       inputSchema: {
         type: 'object',
         properties: {
@@ -35,7 +36,7 @@ export function skillTools(): ToolSpec[] {
     },
     {
       name: 'list_skills',
-      description: 'The project\'s skills (skills/*.ts): name, signature and summary, and whether the last build built it.',
+      description: 'The project\'s skills (skills/*.ts): name, signature and summary, whether the last build built it, and whose it is (`yours`).',
       inputSchema: { type: 'object', properties: {}, additionalProperties: false },
       async handler(_args, context) {
         return toolResult({ skills: await listSkills(project(context)) });
@@ -43,7 +44,7 @@ export function skillTools(): ToolSpec[] {
     },
     {
       name: 'delete_skill',
-      description: 'Delete a skill (its file skills/<name>.ts) and rebuild; scripts can no longer import it.',
+      description: 'Delete one of your skills (its file skills/<name>.ts) and rebuild; scripts can no longer import it.',
       inputSchema: { type: 'object', properties: { name }, required: ['name'], additionalProperties: false },
       async handler(args, context) {
         const deleted = await deleteSkill({ ...project(context), name: (args as { name: string }).name });

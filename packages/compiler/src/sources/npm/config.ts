@@ -26,6 +26,9 @@ export interface NpmSource {
 const PACKAGE_NAME = /^(?:@[a-z0-9~-][a-z0-9._~-]*\/)?[a-z0-9~-][a-z0-9._~-]*$/;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
+/** True for an npm package name (`x`, `@scope/x`): never a path (no segment starts with a dot). */
+export const isPackageName = (name: string): boolean => PACKAGE_NAME.test(name);
+
 /** True for a `capabilities` entry that names an npm package by name (`npm:x`, `@scope/x`, an object), not files. */
 export function isPackageEntry(entry: unknown): entry is string | Record<string, unknown> {
   return (typeof entry === 'string' && (entry.startsWith(NPM_PREFIX) || (entry.startsWith('@') && entry !== STD_MODULE))) || isRecord(entry);

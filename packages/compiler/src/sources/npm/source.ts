@@ -74,7 +74,7 @@ async function readInstalled(source: NpmSource, installed: InstalledPackage & { 
     };
     return { capabilities: [capability], diagnostics, inputs, hostModules: { [source.id]: host.hostModule } };
   }
-  const bundle = await bundleForSandbox(source, context.rootDir, label);
+  const bundle = await bundleForSandbox(source, installed.dir, context.rootDir, label);
   if (!bundle.ok) return { capabilities: [], diagnostics: bundle.diagnostics, inputs, hostModules: {} };
   const sandbox = await sandboxCatalog(source, installed, label);
   const capability: CapabilityIR = {
