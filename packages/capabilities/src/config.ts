@@ -1,6 +1,7 @@
 import type { OpenApiAuth } from './ir.js';
 import type { PoliciesConfig } from './policies.js';
 import type { StdConfig } from './std-config.js';
+import type { TypecheckBudget } from './typecheck-budget.js';
 
 /** The shape of `agent-spaces.config.ts|mjs|json`. Later features add keys; unknown keys are an error. */
 export interface AgentSpacesConfig {
@@ -37,6 +38,11 @@ export interface AgentSpacesConfig {
    * build types them (docs/mcp.md, "Results"). Default `true`.
    */
   recordResults?: boolean;
+  /**
+   * What one typecheck of agent code or a skill may cost before it is stopped with `TYPECHECK_LIMIT`: time, worker
+   * heap and source size (docs/security.md). Default `{ timeoutMs: 5000, memoryMb: 512, maxSourceBytes: 262144 }`.
+   */
+  typecheck?: Partial<TypecheckBudget>;
 }
 
 /**

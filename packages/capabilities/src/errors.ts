@@ -91,6 +91,11 @@ export const ERROR_CODES = {
     families: ['run'],
     description: "The agent's code does not typecheck against the space's declarations; `data.diagnostics` lists the errors.",
   },
+  TYPECHECK_LIMIT: {
+    families: ['compile', 'run'],
+    description:
+      "The typecheck of the agent's code (or a skill) went over its budget and was stopped; `data.budget` says which (`time`, `memory`, `size`) and `data.limit` its value. The run was refused.",
+  },
   IMPORT_NOT_FOUND: {
     families: ['run'],
     description: "The agent's code imports a module the space does not offer; the message lists what can be imported.",

@@ -106,8 +106,14 @@ export {
   type PolicyRule,
   type ToolPermission,
 } from './policies.js';
+export {
+  DEFAULT_TYPECHECK_BUDGET,
+  findTypecheckBudgetProblem,
+  resolveTypecheckBudget,
+  type TypecheckBudget,
+} from './typecheck-budget.js';
 export { STD_HTTP_METHODS, findStdConfigProblem, type StdConfig, type StdConfigProblem, type StdHttpMethod } from './std-config.js';
-export { canonicalHost, emailAddresses, foldCase, hostOf, normalizeText } from './policy-text.js';
+export { addressSpellings, canonicalHost, emailAddresses, foldCase, hostOf, hostSkeleton, normalizeText } from './policy-text.js';
 export {
   CAPABILITY_FILES,
   CATALOG_VERSION,

@@ -26,8 +26,11 @@ export {
 /** The files besides the config that configure a project's MCP servers (`.mcp.json` or `mcp.json`, `.env`). */
 export { MCP_PROJECT_FILES } from '@agent-spaces/mcp/config';
 export {
+  createBoundedTypechecker,
   createTypechecker,
   formatDiagnostics,
+  type BoundedTypechecker,
+  type BoundedTypecheckerOptions,
   type FunctionHint,
   type TypecheckDiagnostic,
   type Typechecker,

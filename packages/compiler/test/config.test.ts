@@ -46,7 +46,7 @@ describe('loadConfig formats', () => {
     });
     const loaded = await loadConfig({ cwd: dir });
     expect(loaded).toEqual({
-      config: { capabilities: ['tools/*.json'], outDir: join(dir, 'build/out'), mcpServers: {}, openapi: [], policies: {}, std: {}, packages: [], recordResults: true },
+      config: { capabilities: ['tools/*.json'], outDir: join(dir, 'build/out'), mcpServers: {}, openapi: [], policies: {}, std: {}, packages: [], recordResults: true, typecheck: {} },
       raw: { capabilities: ['tools/*.json'], outDir: 'build/out' },
       file: join(dir, 'agent-spaces.config.ts'),
       rootDir: dir,
@@ -64,7 +64,7 @@ describe('loadConfig formats', () => {
   it('loads a .json config', async () => {
     await project({ 'agent-spaces.config.json': JSON.stringify({ outDir: 'out' }) });
     const { config } = await loadConfig({ cwd: dir });
-    expect(config).toEqual({ capabilities: ['capabilities/*'], outDir: join(dir, 'out'), mcpServers: {}, openapi: [], policies: {}, std: {}, packages: [], recordResults: true });
+    expect(config).toEqual({ capabilities: ['capabilities/*'], outDir: join(dir, 'out'), mcpServers: {}, openapi: [], policies: {}, std: {}, packages: [], recordResults: true, typecheck: {} });
   });
 
   it('loads an explicit config file relative to cwd and resolves paths against its folder', async () => {
@@ -180,7 +180,7 @@ describe('resolveConfig', () => {
   it('fills defaults into a new object without mutating the input', () => {
     const input = Object.freeze({ capabilities: Object.freeze(['a/*']) as string[] });
     const resolved = resolveConfig(input, '/project');
-    expect(resolved).toEqual({ capabilities: ['a/*'], outDir: '/project/.agent-spaces', mcpServers: {}, openapi: [], policies: {}, std: {}, packages: [], recordResults: true });
+    expect(resolved).toEqual({ capabilities: ['a/*'], outDir: '/project/.agent-spaces', mcpServers: {}, openapi: [], policies: {}, std: {}, packages: [], recordResults: true, typecheck: {} });
     expect(resolveConfig({ recordResults: false }, '/project').recordResults).toBe(false);
     expect(resolved.capabilities).not.toBe(input.capabilities);
     expect(input).toEqual({ capabilities: ['a/*'] });

@@ -11,6 +11,7 @@ import {
   readBuiltFile,
   STD_MODULE,
   findStdConfigProblem,
+  toWireError,
   type AnyToolDefinition,
   type McpServers,
   type PoliciesConfig,
@@ -18,6 +19,8 @@ import {
   type StdConfig,
   type RunEvent,
   type RunEventInput,
+  type TypecheckBudget,
+  type WireError,
 } from '@agent-spaces/capabilities';
 import {
   createBridge,
@@ -100,6 +103,11 @@ export interface SpaceOptions {
   std?: StdConfig;
   /** Typecheck code before running it (default true). */
   typecheck?: boolean;
+  /**
+   * What one typecheck may cost: time, worker heap, source size (the config file's `typecheck` key; docs/security.md).
+   * A check past it is stopped and its run refused with `TYPECHECK_LIMIT`. Default `DEFAULT_TYPECHECK_BUDGET`.
+   */
+  typecheckBudget?: Partial<TypecheckBudget>;
   /**
    * Functions of the capabilities the space leaves out (a headless agent run offers only those that need no approval):
    * they are not in its declarations, so code using them fails the typecheck, and the bridge refuses calls to them
@@ -195,6 +203,7 @@ export function configSpaceOptions(rootDir: string, config: ResolvedConfig): Spa
     mcpServers: config.mcpServers,
     std: config.std,
     recordResults: config.recordResults,
+    typecheckBudget: config.typecheck,
   };
 }
 
@@ -263,7 +272,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const sandboxOptions = { modules, ...(options.limits ? { limits: options.limits } : {}) };
   const sandbox: SandboxHost =
     options.isolation === 'in-process' ? new Sandbox(sandboxOptions) : new ProcessSandbox({ ...sandboxOptions, ...options.processes });
-  const typecheck = new Typecheck(declarations);
+  const typecheck = new Typecheck(declarations, options.typecheckBudget);
   const sessions = new Set<Session>();
   const checkByDefault = options.typecheck ?? true;
 
@@ -294,7 +303,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     stats: () => sandbox.stats(),
     createSession(sessionOptions = {}) {
       const inner: SandboxSessionHandle = sandbox.createSession(sessionOptions);
-      const sessionTypecheck = typecheck.session();
+      const sessionTypecheck = typecheck.session(sessionOptions.owner);
       let closed = false;
       const session: Session = {
         id: inner.id,
@@ -374,13 +383,8 @@ async function runCode(
   };
 
   if (options.typecheck ?? context.checkByDefault) {
-    const diagnostics = await context.typecheck.check(code);
-    if (diagnostics.length > 0) {
-      const error = {
-        code: 'TYPE_ERROR' as const,
-        message: await context.typecheck.format(code, diagnostics, options.fileName),
-        data: { diagnostics },
-      };
+    const error = await typeErrorOf(code, options, context.typecheck);
+    if (error) {
       record({ type: 'error', error });
       return finish({ ok: false, error, logs: [], events, stats: { durationMs: performance.now() - started, capabilityCalls: 0 } });
     }
@@ -410,6 +414,18 @@ async function runCode(
   if (outcome.ok) return finish({ ok: true, result: outcome.value, logs, events, stats });
   record({ type: 'error', error: outcome.error });
   return finish({ ok: false, error: outcome.error, logs, events, stats });
+}
+
+/** Why `code` may not run: its type errors (`TYPE_ERROR`), or a typecheck over its budget (`TYPECHECK_LIMIT`). */
+async function typeErrorOf(code: string, options: RunOptions, typecheck: Typecheck): Promise<WireError | undefined> {
+  let diagnostics: TypecheckDiagnostic[];
+  try {
+    diagnostics = await typecheck.check(code, options.owner);
+  } catch (error) {
+    return toWireError(error, 'INTERNAL', 'Typecheck failed');
+  }
+  if (diagnostics.length === 0) return undefined;
+  return { code: 'TYPE_ERROR', message: await typecheck.format(code, diagnostics, options.fileName), data: { diagnostics } };
 }
 
 /** Inline definitions compiled into a temporary folder, with the handlers of their `defineTool()` values. */

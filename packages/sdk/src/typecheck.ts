@@ -1,36 +1,46 @@
-import type { TypecheckDiagnostic, Typechecker, TypecheckSession } from '@agent-spaces/compiler';
+import type { BoundedTypechecker, TypecheckDiagnostic, TypecheckSession } from '@agent-spaces/compiler';
+import type { TypecheckBudget } from '@agent-spaces/capabilities';
 
 export type { TypecheckDiagnostic };
 
+/** The space-wide part of every {@link Typecheck}: what code is checked against, and the checker once loaded. */
+interface SpaceChecker {
+  declarations: ReadonlyMap<string, string>;
+  budget: Partial<TypecheckBudget> | undefined;
+  checker?: Promise<BoundedTypechecker>;
+}
+
 /**
- * The typecheck of a space, or of one of its sessions. A space has one typechecker, created on first use so spaces
- * that never check never load TypeScript, and shared by its sessions; checks that wait together are checked in one
- * program. A session's typecheck also knows the top-level bindings of the session's earlier runs.
+ * The typecheck of a space, or of one of its sessions. Checks run in the compiler's typecheck workers under the
+ * space's budget (`TYPECHECK_LIMIT` past it), never on this thread; the compiler is loaded on first use, so spaces
+ * that never check never load it. A session's typecheck also knows the top-level bindings of its earlier runs.
  */
 export class Typecheck {
-  /** The space's declarations and its typechecker once loaded; one object, shared by the sessions' typechecks. */
-  #space: { declarations: ReadonlyMap<string, string>; checker?: Promise<Typechecker> };
+  #space: SpaceChecker;
   /** A session's view of the checker, opened on first use; `undefined` in the space's typecheck. */
   #session: (() => Promise<TypecheckSession>) | undefined;
   #closed = false;
 
-  constructor(declarations: ReadonlyMap<string, string>) {
-    this.#space = { declarations };
+  constructor(declarations: ReadonlyMap<string, string>, budget?: Partial<TypecheckBudget>) {
+    this.#space = { declarations, budget };
   }
 
-  /** The typecheck of a new session of this space: the space's checker, with the session's bindings. */
-  session(): Typecheck {
+  /** The typecheck of a new session of this space, for `owner`: the space's checker, with the session's bindings. */
+  session(owner?: string): Typecheck {
     const typecheck = new Typecheck(this.#space.declarations);
     typecheck.#space = this.#space;
     let session: Promise<TypecheckSession> | undefined;
-    typecheck.#session = () => (session ??= this.#checker().then((c) => c.createSession()));
+    typecheck.#session = () => (session ??= this.#checker().then((c) => c.createSession(owner)));
     return typecheck;
   }
 
-  /** Diagnostics of `code` against the space's declarations (and, in a session, the earlier runs' bindings). */
-  async check(code: string): Promise<TypecheckDiagnostic[]> {
+  /**
+   * Diagnostics of `code` against the space's declarations (and, in a session, the earlier runs' bindings); `owner`
+   * (outside a session) is whom the check is for, served fairly beside others. Rejects with `TYPECHECK_LIMIT`.
+   */
+  async check(code: string, owner?: string): Promise<TypecheckDiagnostic[]> {
     if (this.#session) return (await this.#session()).check(code);
-    return (await this.#checker()).checkBatched(code);
+    return (await this.#checker()).check(code, owner);
   }
 
   /**
@@ -51,15 +61,17 @@ export class Typecheck {
     return formatDiagnostics(code, diagnostics, fileName);
   }
 
-  /** A session's typecheck stops recording; the space's frees its language service, if one was created. */
+  /** A session's typecheck stops recording; the space's refuses later checks. */
   dispose(): void {
     this.#closed = true;
     if (!this.#session) void this.#space.checker?.then((c) => c.dispose());
   }
 
-  #checker(): Promise<Typechecker> {
+  #checker(): Promise<BoundedTypechecker> {
     const space = this.#space;
-    space.checker ??= import('@agent-spaces/compiler').then((c) => c.createTypechecker({ declarations: space.declarations }));
+    space.checker ??= import('@agent-spaces/compiler').then((c) =>
+      c.createBoundedTypechecker({ declarations: space.declarations, ...(space.budget ? { budget: space.budget } : {}) }),
+    );
     return space.checker;
   }
 }

@@ -14,7 +14,7 @@ export function formatDiagnostics(code: string, diagnostics: TypecheckDiagnostic
   const lines = code.split(LINE_BREAK);
   return diagnostics
     .map((d) => {
-      const label = d.code === MIXED_RESULT_CODE ? `AS${d.code}` : `TS${d.code}`;
+      const label = d.code >= MIXED_RESULT_CODE ? `AS${d.code}` : `TS${d.code}`;
       const header = `${fileName}:${d.line}:${d.column} - ${d.category} ${label}: ${d.message}`;
       const source = lines[d.line - 1];
       const hints = hintLines(d);

@@ -49,7 +49,18 @@ export class ServiceTypechecker implements Typechecker {
   }
 
   check(code: string): TypecheckDiagnostic[] {
-    return this.#checkAll([{ code }])[0]!.diagnostics;
+    return this.checkRequests([{ code }])[0]!.diagnostics;
+  }
+
+  /** Checks the requests now, in one program, and answers each in order (the typecheck worker's entry point). */
+  checkRequests(requests: readonly CheckRequest[]): CheckResult[] {
+    return this.#checkAll(requests);
+  }
+
+  /** Checks the declarations themselves ahead of the first script, so a script's check does not pay for it. */
+  warm(): void {
+    this.#assertOpen();
+    this.#declarationsDiagnostics();
   }
 
   async checkBatched(code: string): Promise<TypecheckDiagnostic[]> {

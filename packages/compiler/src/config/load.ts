@@ -1,7 +1,7 @@
 import { access, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AgentSpacesError, DEFAULT_OUT_DIR, STD_MODULE, type AgentSpacesConfig, type CapabilityEntry, type McpServers, type OpenApiSourceConfig, type PoliciesConfig, type StdConfig } from '@agent-spaces/capabilities';
+import { AgentSpacesError, DEFAULT_OUT_DIR, STD_MODULE, type AgentSpacesConfig, type CapabilityEntry, type McpServers, type OpenApiSourceConfig, type PoliciesConfig, type StdConfig, type TypecheckBudget } from '@agent-spaces/capabilities';
 import { findMcpJson, parseMcpServers, readMcpJson } from '@agent-spaces/mcp/config';
 import { bundleModule, formatBuildError, importCode } from '../bundle.js';
 import { findConfigProblem } from './validate.js';
@@ -28,6 +28,8 @@ export interface ResolvedConfig {
   std: StdConfig;
   /** Whether runs record the shapes of MCP results without an output schema (`recordResults`, default true). */
   recordResults: boolean;
+  /** The `typecheck` budget as written (`{}` when absent: the defaults of `DEFAULT_TYPECHECK_BUDGET`). */
+  typecheck: Partial<TypecheckBudget>;
 }
 
 /** Where to look for the config: `configFile` (relative to `cwd`) or the first of {@link CONFIG_FILE_NAMES} in `cwd`. */
@@ -88,6 +90,7 @@ export function resolveConfig(config: AgentSpacesConfig, rootDir: string): Resol
     policies: structuredClone(config.policies ?? {}),
     std: structuredClone(config.std ?? {}),
     recordResults: config.recordResults ?? true,
+    typecheck: { ...config.typecheck },
   };
 }
 

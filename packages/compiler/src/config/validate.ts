@@ -1,6 +1,6 @@
 import { findOpenApiSourceProblem } from '../sources/openapi/config.js';
 import { findPackageEntryProblem, isPackageEntry } from '../sources/npm/config.js';
-import { findPoliciesProblem, findStdConfigProblem, isAgentSpacesError, isRecord, type AgentSpacesConfig } from '@agent-spaces/capabilities';
+import { findPoliciesProblem, findStdConfigProblem, findTypecheckBudgetProblem, isAgentSpacesError, isRecord, type AgentSpacesConfig } from '@agent-spaces/capabilities';
 import { parseMcpServers } from '@agent-spaces/mcp/config';
 
 /** Checks one config value; returns what is wrong with it (`must be an array of strings`), or undefined when valid. */
@@ -87,6 +87,7 @@ const CONFIG_KEYS: { readonly [K in keyof Required<AgentSpacesConfig>]: ConfigCh
     return problem === undefined ? undefined : `is invalid (${problem.message})`;
   },
   recordResults: boolean,
+  typecheck: findTypecheckBudgetProblem,
 };
 
 /** One problem found in a config object: the key (dotted path) and what is wrong. */

@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import { AgentSpacesError, resolveTypecheckBudget, type TypecheckBudget } from '@agent-spaces/capabilities';
+import { checkPool } from './pool.js';
+import { BatchedSession, type CheckRequest, type CheckResult } from './session.js';
+import type { TypecheckDiagnostic, TypecheckerOptions, TypecheckSession } from './types.js';
+
+/** Options of {@link createBoundedTypechecker}. */
+export interface BoundedTypecheckerOptions extends TypecheckerOptions {
+  /** What one check may cost (default `DEFAULT_TYPECHECK_BUDGET`). */
+  budget?: Partial<TypecheckBudget>;
+}
+
+/**
+ * A typechecker for code nobody reviewed: every check runs in a typecheck worker thread of the process, never on the
+ * caller's event loop, under a {@link TypecheckBudget}. A check past its budget fails with `TYPECHECK_LIMIT`; checks
+ * of different owners are served fairly and never share a program.
+ */
+export interface BoundedTypechecker {
+  /** Diagnostics of `code` (empty when it typechecks), for `owner` (e.g. an MCP client's id; default: one shared owner). */
+  check(code: string, owner?: string): Promise<TypecheckDiagnostic[]>;
+  /** A session's view: its checks also see the top-level bindings of its earlier runs. */
+  createSession(owner?: string): TypecheckSession;
+  /** Replaces the declarations, e.g. after the capabilities were rebuilt. */
+  setDeclarations(declarations: ReadonlyMap<string, string>): void;
+  /** Ends its checks, queued and running, with `SPACE_CLOSED`; later checks fail. */
+  dispose(): void;
+}
+
+/**
+ * Creates a {@link BoundedTypechecker}. TypeScript loads in the workers, not in this thread.
+ * @example
+ * const checker = createBoundedTypechecker({ declarations, budget: { timeoutMs: 2000 } });
+ * const diagnostics = await checker.check(code, clientId); // rejects with TYPECHECK_LIMIT past the budget
+ */
+export function createBoundedTypechecker(options: BoundedTypecheckerOptions): BoundedTypechecker {
+  const budget = resolveTypecheckBudget(options.budget);
+  const pool = checkPool(budget.memoryMb);
+  let declarations = options.declarations;
+  let key = declarationsKey(declarations);
+  let disposed = false;
+  const source = {};
+  const submit = (request: CheckRequest, owner: string) =>
+    new Promise<CheckResult>((resolve, reject) => {
+      if (disposed) throw new AgentSpacesError('INTERNAL', 'This typechecker was disposed; create a new one');
+      const bytes = Buffer.byteLength(request.code);
+      if (bytes > budget.maxSourceBytes) {
+        const message = `The script is ${bytes} bytes, over the typecheck budget of ${budget.maxSourceBytes} (typecheck.maxSourceBytes)`;
+        throw new AgentSpacesError('TYPECHECK_LIMIT', message, { budget: 'size', limit: budget.maxSourceBytes });
+      }
+      pool.submit({ source, owner, key, declarations, request, timeoutMs: budget.timeoutMs, resolve, reject });
+    });
+  return {
+    check: async (code, owner = '') => (await submit({ code }, owner)).diagnostics,
+    createSession: (owner = '') => new BatchedSession((request) => submit(request, owner)),
+    setDeclarations(next) {
+      declarations = next;
+      key = declarationsKey(next);
+    },
+    dispose() {
+      disposed = true;
+      pool.cancel(source);
+    },
+  };
+}
+
+/** A hash of the declaration files' names and texts: the workers keep a typechecker per key. */
+function declarationsKey(declarations: ReadonlyMap<string, string>): string {
+  const hash = createHash('sha256');
+  for (const [name, text] of [...declarations].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(`${name}\0${text.length}\0${text}`);
+  return hash.digest('hex');
+}
