@@ -112,6 +112,20 @@ describe('rules that cannot be sidestepped', () => {
       'x＠ｃｏｍｐｅｔｉｔｏｒ．ｃｏｍ',
       'x@𝐫𝐢𝐯𝐚𝐥.com',
       'x@rival\u{e0041}.com',
+      // Issue 25: trailing dots, look-alike letters of other scripts (and their punycode), NUL and quoted local parts.
+      'x@rival.com.',
+      'x@RIVAL.COM.',
+      'x@rival.com..',
+      'x@rival。com',
+      'x@rivаl.com',
+      'x@rival.cοm',
+      'x@гіѵаӏ.com',
+      'x@xn--rivl-73d.com',
+      'x@rival.com\u0000',
+      'x@rival.com\u0000.evil.org',
+      '"x"@rival.com',
+      '"x"@rival.com\u0000',
+      '"x@y"@rival.com',
     ];
     const before = ran.length;
     expect(await tryEach(`import { mail } from '@capabilities/mail';`, 'mail.send({ to: value })', variants)).toEqual(variants.map(() => 'POLICY_DENIED'));
@@ -123,7 +137,20 @@ describe('rules that cannot be sidestepped', () => {
   });
 
   it('denies every spelling of an internal host', async () => {
-    const variants = ['https://internal.corp/', 'https://API.Internal.Corp./x', 'https://ok.com@internal.corp/', 'https://ｉｎｔｅｒｎａｌ.corp/', 'internal.corp:8443', '//internal.corp/x'];
+    const variants = [
+      'https://internal.corp/',
+      'https://API.Internal.Corp./x',
+      'https://ok.com@internal.corp/',
+      'https://ｉｎｔｅｒｎａｌ.corp/',
+      'internal.corp:8443',
+      '//internal.corp/x',
+      'https://internal.corp../',
+      'https://internal。corp/',
+      'https://internаl.corp/',
+      'https://ınternal.corp/',
+      'https://xn--nternal-qfb.corp/',
+      'https://internal.cοrp/',
+    ];
     const before = ran.length;
     expect(await tryEach(`import { net } from '@capabilities/net';`, 'net.fetchUrl({ url: value })', variants)).toEqual(variants.map(() => 'POLICY_DENIED'));
     expect(ran.length).toBe(before);

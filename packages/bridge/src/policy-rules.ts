@@ -1,8 +1,10 @@
 import {
+  addressSpellings,
   canonicalHost,
   emailAddresses,
   foldCase,
   hostOf,
+  hostSkeleton,
   normalizeText,
   type OneOrMore,
   type ParamMatcher,
@@ -119,6 +121,9 @@ function compileMatcher(matcher: ParamMatcher, strict: boolean, path: string): V
   /** A string test with an operand read both ways: as written against the value as given, normalized against normalized. */
   const text = <T>(operand: (read: (text: string) => string) => T, check: (value: string, operand: T) => boolean): ValueTest =>
     textTest(strict, asWritten, normal, operand(asWritten), operand(normal), check);
+  // A deny or ask rule also reads host names with their look-alike letters as Latin ones (see `hostSkeleton`).
+  const hostNames = strict ? readHosts : readHostSkeletons;
+  const emails = strict ? readEmails : readEmailSkeletons;
   const num = (check: (value: number) => boolean): ValueTest => ({ value }) => typeof value === 'number' && check(value);
   const tests: ValueTest[] = [];
   if (m.exists !== undefined) tests.push(({ found }) => found === m.exists);
@@ -143,19 +148,19 @@ function compileMatcher(matcher: ParamMatcher, strict: boolean, path: string): V
   if (m.within !== undefined) tests.push(withinTest(m.within, path));
   if (m.host !== undefined) {
     const hosts = new Set(hostsOf(m.host));
-    tests.push(nameTest(strict, readHosts, (host) => hosts.has(host)));
+    tests.push(nameTest(strict, hostNames, (host) => hosts.has(host)));
   }
   if (m.domain !== undefined) {
     const domains = hostsOf(m.domain);
-    tests.push(nameTest(strict, readHosts, (host) => isUnder(host, domains)));
+    tests.push(nameTest(strict, hostNames, (host) => isUnder(host, domains)));
   }
   if (m.email !== undefined) {
-    const emails = new Set(list(m.email).flatMap((email) => emailAddresses(email) ?? []));
-    tests.push(nameTest(strict, readEmails, (address) => emails.has(address)));
+    const addresses = new Set(list(m.email).flatMap((email) => emailAddresses(email) ?? []));
+    tests.push(nameTest(strict, emails, (address) => addresses.has(address)));
   }
   if (m.emailDomain !== undefined) {
     const domains = hostsOf(m.emailDomain);
-    tests.push(nameTest(strict, readEmails, (address) => isUnder(address.slice(address.lastIndexOf('@') + 1), domains)));
+    tests.push(nameTest(strict, emails, (address) => isUnder(address.slice(address.lastIndexOf('@') + 1), domains)));
   }
   if (m.lt !== undefined) tests.push(num((v) => v < m.lt!));
   if (m.lte !== undefined) tests.push(num((v) => v <= m.lte!));
@@ -167,7 +172,8 @@ function compileMatcher(matcher: ParamMatcher, strict: boolean, path: string): V
 /**
  * A test on a string param, made on the value as given (against the operand as written) and on its normalized form
  * (against the normalized operand): both must hold when `strict` (an `allow` rule), either otherwise. One check is
- * made when neither reading changes anything.
+ * made when neither reading changes anything. A `deny` or `ask` rule also tries the spellings of the e-mail addresses
+ * or host name the value reads as (`addressSpellings`: `x@rival.com.` is also `x@rival.com`), normalized.
  */
 function textTest<T>(
   strict: boolean,
@@ -182,8 +188,10 @@ function textTest<T>(
     if (!found || typeof value !== 'string') return false;
     const given = asWritten(value);
     const normalized = normal(value);
-    if (sameOperand && given === normalized) return check(given, writtenOperand);
-    return strict ? check(given, writtenOperand) && check(normalized, normalOperand) : check(given, writtenOperand) || check(normalized, normalOperand);
+    const same = sameOperand && given === normalized;
+    if (strict) return check(given, writtenOperand) && (same || check(normalized, normalOperand));
+    if (check(given, writtenOperand) || (!same && check(normalized, normalOperand))) return true;
+    return spellingsOf(value).some((spelling) => check(normal(spelling), normalOperand));
   };
 }
 
@@ -237,6 +245,32 @@ const readHosts = lastOf((text: string): string[] | undefined => {
 
 /** The e-mail addresses a param holds (see {@link readHosts}). */
 const readEmails = lastOf(emailAddresses);
+
+/** {@link readHosts}, and each host's skeleton when it differs: what a `deny` or `ask` rule tests. */
+const readHostSkeletons = lastOf((text: string): string[] | undefined => {
+  const host = hostOf(text);
+  return host === undefined ? undefined : withSkeletons([host], (name) => hostSkeleton(name));
+});
+
+/** {@link readEmails}, and each address with its host's skeleton when it differs. */
+const readEmailSkeletons = lastOf((text: string): string[] | undefined => {
+  const addresses = emailAddresses(text);
+  return addresses && withSkeletons(addresses, (address) => {
+    const at = address.lastIndexOf('@');
+    return `${address.slice(0, at)}@${hostSkeleton(address.slice(at + 1))}`;
+  });
+});
+
+/** The spellings of the addresses or host a param reads as (see {@link textTest}). */
+const spellingsOf = lastOf(addressSpellings);
+
+/** `names`, each followed by its skeleton when that differs. */
+function withSkeletons(names: string[], skeleton: (name: string) => string): string[] {
+  return names.flatMap((name) => {
+    const other = skeleton(name);
+    return other === name ? [name] : [name, other];
+  });
+}
 
 /** `read` remembering its last argument and result. */
 function lastOf<T>(read: (text: string) => T): (text: string) => T {

@@ -197,6 +197,118 @@ describe('host and domain rules', () => {
   );
 });
 
+// Issue 25: the three normalisation misses, each with its family of variants.
+describe('trailing dots, look-alike letters of other scripts, NUL and quoted local parts', () => {
+  /** Spellings of an address at rival.com (or rival.org) that a plain-form deny rule must still catch. */
+  const RIVAL = [
+    'x@rival.com.',
+    'x@RIVAL.COM.',
+    'x@rival.com..',
+    'x@rival。com',
+    'x@rival｡com',
+    'x@rival．com.',
+    'x@rivаl.com',
+    'x@RIVАL.com',
+    'x@rival.cοm',
+    'x@гіѵаӏ.com',
+    'x@xn--rivl-73d.com',
+    'x@XN--80AF9H6ETS.com',
+    'x@rival.com\u0000',
+    'x@rival.com\u0000.evil.org',
+    '"x"@rival.com',
+    '"x"@rival.com\u0000',
+    '"x@y"@rival.com',
+    'x\u0000@rival.com',
+    'mailto:x%40rival.com%00',
+    'Bob <"x"@rivаl.com.>',
+  ];
+  const denyBy: Record<string, PoliciesConfig> = {
+    'a pattern (the docs example)': { rules: { '*': 'allow', 'mail.send': [{ when: { to: { matches: '@(rival|competitor)\\.com$', ignoreCase: true } }, then: 'deny' }] } },
+    'a case-sensitive pattern': { rules: { '*': 'allow', 'mail.send': [{ when: { to: { matches: '@rival\\.com$', ignoreCase: false } }, then: 'deny' }] } },
+    'an endsWith test': { rules: { '*': 'allow', 'mail.send': [{ when: { to: { endsWith: 'rival.com', ignoreCase: true } }, then: 'deny' }] } },
+    emailDomain: { rules: { '*': 'allow', 'mail.send': [{ when: { to: { emailDomain: 'rival.com' } }, then: 'deny' }] } },
+    'an ask rule': { rules: { '*': 'allow', 'mail.send': [{ when: { to: { emailDomain: 'rival.com' } }, then: 'ask' }] } },
+  };
+
+  it.each(Object.keys(denyBy))('%s catches every spelling of an address at rival.com', async (rule) => {
+    const { call, ran } = gate(denyBy[rule]!);
+    const codes = await Promise.all(RIVAL.map(async (to) => [to, await call('mail', 'send', { to })]));
+    // A case-sensitive pattern only matches lower case, as written: it lets the upper-case spellings through (a
+    // punycode label decodes to lower case).
+    const expected = rule === 'a case-sensitive pattern' ? (to: string) => (to.includes('RIV') ? 'ran' : 'POLICY_DENIED') : () => (rule === 'an ask rule' ? 'APPROVAL_DENIED' : 'POLICY_DENIED');
+    expect(codes).toEqual(RIVAL.map((to) => [to, expected(to)]));
+    expect(ran.length).toBe(codes.filter(([, code]) => code === 'ran').length);
+  });
+
+  it.each([
+    ['x@rival.org', '"x"@rival.org'],
+    ['x@rival.org', '"x"@rival.org\u0000'],
+    ['x@rival.org', '"x"@RIVAL.org.'],
+    ['x@rival.org', '"\\x"@rival.org'],
+    ['x@rival.org', 'x\u0000@rival.org'],
+    ['x@rival.org', 'x@rivаl.org'],
+  ])('an email deny rule on %j catches %j', async (email, to) => {
+    const { call, ran } = gate({ rules: { '*': 'allow', 'mail.send': [{ when: { to: { email } }, then: 'deny' }] } });
+    expect(await call('mail', 'send', { to })).toBe('POLICY_DENIED');
+    expect(ran).toEqual([]);
+  });
+
+  it.each([
+    'bob@exаmple.com',
+    'bob@example.cοm',
+    'bob@xn--exmple-4nf.com',
+    'bob@example.com\u0000',
+    'bob@example.com\u0000.evil.org',
+    '"bob"@example.com\u0000',
+    'bob\u0000@example.com',
+    '"bob@example.com"@evil.org',
+    '"bob@example.com\u0000"@evil.org',
+    'mailto:bob%40example.com%00',
+  ])('an emailDomain allow-list does not allow %j', async (to) => {
+    const { call, ran } = gate({ rules: { 'mail.send': [{ when: { to: { emailDomain: 'example.com' } }, then: 'allow' }, { then: 'deny' }] } });
+    expect(await call('mail', 'send', { to })).toBe('POLICY_DENIED');
+    expect(ran).toEqual([]);
+  });
+
+  it.each(['bob@example.com.', 'BOB@EXAMPLE.COM..', '"bob"@example.com', 'bob@example。com'])('an emailDomain allow-list still allows %j, the same mailbox', async (to) => {
+    const { call } = gate({ rules: { 'mail.send': [{ when: { to: { emailDomain: 'example.com' } }, then: 'allow' }, { then: 'deny' }] } });
+    expect(await call('mail', 'send', { to })).toBe('ran');
+  });
+
+  it.each([
+    'https://internаl.corp/',
+    'https://іnternal.corp/',
+    'https://ınternal.corp/',
+    'https://internal.cοrp/',
+    'https://xn--nternal-qfb.corp/',
+    'https://internal.corp../',
+    'https://internal。corp/',
+    'internal.corp.',
+    'INTERNAL.CORP..:8443',
+    'https://api.internаl.corp/',
+    'https://api.xn--nternal-qfb.corp/',
+  ])('a domain deny rule catches %j', async (url) => {
+    const { call, ran } = gate({ rules: { '*': 'allow', 'net.fetch': [{ when: { url: { domain: 'internal.corp' } }, then: 'deny' }] } });
+    expect(await call('net', 'fetch', { url })).toBe('POLICY_DENIED');
+    expect(ran).toEqual([]);
+  });
+
+  it.each(['https://internаl.corp/', 'https://ınternal.corp/', 'https://xn--nternal-qfb.corp/', 'https://internal.corp\u0000/'])(
+    'a host allow-list does not allow %j',
+    async (url) => {
+      const { call } = gate({ rules: { 'net.fetch': [{ when: { url: { host: 'internal.corp' } }, then: 'allow' }, { then: 'deny' }] } });
+      expect(await call('net', 'fetch', { url })).toBe('POLICY_DENIED');
+      expect(await call('net', 'fetch', { url: 'https://internal.corp./' })).toBe('ran');
+    },
+  );
+
+  it('lets addresses that only look different through a deny rule, and catches a look-alike subdomain', async () => {
+    const { call } = gate(denyBy.emailDomain!);
+    expect(await call('mail', 'send', { to: 'x@mail.rivаl.com' })).toBe('POLICY_DENIED');
+    for (const to of ['x@rival.co', 'x@rivals.com', 'x@пример.рф', 'x@東京.jp', '"x@rival.com"@ok.com']) expect(await call('mail', 'send', { to }), to).toBe('ran');
+  });
+});
+
 describe('within resolves real paths on both sides', () => {
   let dir: string;
   const rules = (folder: string): PoliciesConfig => ({

@@ -1,6 +1,6 @@
 // How policy rules read strings: each family of look-alikes an attacker may try reads as the plain value.
 import { describe, expect, it } from 'vitest';
-import { canonicalHost, emailAddresses, foldCase, hostOf, normalizeText } from '../src/index.js';
+import { addressSpellings, canonicalHost, emailAddresses, foldCase, hostOf, hostSkeleton, normalizeText } from '../src/index.js';
 
 /** Spellings of `rival` that render or compare like it. */
 const RIVAL_LOOKALIKES = [
@@ -138,6 +138,82 @@ describe('long values', () => {
     expect(canonicalHost(value)).toBeUndefined();
     expect(emailAddresses(value)).toBeUndefined();
     expect(hostOf(value)).toBeUndefined();
+    expect(addressSpellings(value).join('').length).toBeLessThanOrEqual(value.length);
     expect(normalizeText(value).length).toBeGreaterThan(0);
+  });
+});
+
+// Issue 25: trailing dots, look-alike letters of other scripts, NUL and quoted local parts.
+describe('names that mix scripts or hold control characters cannot be read', () => {
+  it.each([
+    ['rivаl.com', 'a Cyrillic а among Latin letters'],
+    ['rival.cοm', 'a Greek omicron in the top-level label'],
+    ['RIVАL.COM.', 'an upper-case Cyrillic А'],
+    ['xn--rivl-73d.com', 'the punycode of a mixed label'],
+    ['rivаl。com', 'with an ideographic full stop'],
+    ['rival.com\u0000', 'a NUL'],
+    ['rival.com\u001b', 'an escape'],
+  ])('reads %j (%s) as no host', (value) => {
+    expect(canonicalHost(value)).toBeUndefined();
+    expect(hostOf(`https://${value}/`)).toBeUndefined();
+    expect(emailAddresses(`x@${value}`)).toBeUndefined();
+  });
+
+  it.each<[string, string | undefined, string]>([
+    ['гіѵаӏ.com', 'xn--80af9h6ets.com', 'all Cyrillic'],
+    ['ρаѕѕ.com', undefined, 'Greek and Cyrillic in one label'],
+    ['東京tokyo.jp', 'xn--tokyo-w91hq39l.jp', 'Han with Latin, as UTS #39 allows'],
+    ['bücher.example', 'xn--bcher-kva.example', 'Latin with a diacritic'],
+  ])('reads %j as %j (%s)', (text, host) => {
+    expect(canonicalHost(text)).toBe(host);
+  });
+
+  it.each(['x\u0000@rival.org', '"x"@rival.org\u0000', 'mailto:x%40rival.org%00', 'x@rival.org\u0000.evil.org'])('reads the address %j as unreadable', (text) => {
+    expect(emailAddresses(text)).toBeUndefined();
+  });
+});
+
+describe('hostSkeleton', () => {
+  it.each([
+    ['xn--80af9h6ets.com', 'rival.com'],
+    ['rival.com', 'rival.com'],
+    ['xn--bcher-kva.example', 'xn--bcher-kva.example'],
+    ['xn--nternal-qfb.corp', 'internal.corp'],
+  ])('reads %j as %j', (host, skeleton) => {
+    expect(hostSkeleton(host)).toBe(skeleton);
+  });
+});
+
+describe('quoted local parts', () => {
+  it.each([
+    ['"x"@rival.org', ['x@rival.org']],
+    ['"X"@RIVAL.org.', ['x@rival.org']],
+    ['"x.y"@rival.org', ['x.y@rival.org']],
+    ['"\\x"@rival.org', ['x@rival.org']],
+    ['"x@y"@rival.org', ['"x@y"@rival.org']],
+    ['"x y"@rival.org', ['"x y"@rival.org']],
+    ['Bob <"x"@rival.org>', ['x@rival.org']],
+  ])('reads %j as %j', (value, addresses) => {
+    expect(emailAddresses(value)).toEqual(addresses);
+  });
+});
+
+describe('addressSpellings', () => {
+  it.each([
+    ['x@rival.com.', ['x@rival.com']],
+    ['x@RIVAL.COM..', ['x@RIVAL.COM']],
+    ['x@rival。com', ['x@rival.com']],
+    ['x@rivаl.com', ['x@rival.com']],
+    ['x@rival.cοm', ['x@rival.com']],
+    ['x@гіѵаӏ.com', ['x@rival.com']],
+    ['x@XN--RIVL-73D.com', ['x@rival.com']],
+    ['"x"@rival.org', ['x@rival.org']],
+    ['x@rival.com\u0000.evil.org', ['x@rival.com', 'x@rival.com.evil.org']],
+    ['a@ok.com, b@rivаl.com.', ['a@ok.com', 'b@rival.com']],
+    ['rivаl.com.', ['rival.com']],
+    ['https://rival.com/', []],
+    ['not an address', []],
+  ])('spells %j as %j', (text, spellings) => {
+    expect(addressSpellings(text)).toEqual(spellings);
   });
 });

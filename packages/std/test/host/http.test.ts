@@ -209,9 +209,14 @@ describe('allow-list entries match hosts as URLs write them (punycode, no traili
     ['bücher.example', 'https://api.xn--bcher-kva.example/'],
     ['*.bücher.example', 'https://xn--bcher-kva.example/'],
     ['bücher.example:8443', 'https://xn--bcher-kva.example/'],
-    ['rivаl.com', 'https://rival.com/'],
+    ['гіѵаӏ.com', 'https://rival.com/'],
   ])('%s does not allow %s', (entry, url) => {
     expect(allows([entry], url)).toBe(false);
+  });
+
+  it.each(['rivаl.com', 'rival.cοm', 'xn--rivl-73d.com'])('refuses the entry %s, whose label mixes scripts, and never reaches such a host', (entry) => {
+    expect(() => parseAllowEntry(entry)).toThrowError(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+    expect(isAllowed(new URL(`https://${entry}/`), [parseAllowEntry('*.com')])).toBe(false);
   });
 
   it('reaches a server by an entry in another form of its address (127.1)', async () => {
