@@ -1,6 +1,7 @@
 // `agent-spaces mcp serve` as a real child process, two official-SDK clients over Streamable HTTP: client A crashes
 // the sandbox processes of its own sessions and runs (V8 fatal heap growth, runaway allocation, several sessions at
-// once, a plain run), while client B's session keeps its state and B keeps being answered throughout.
+// once, a plain run), while client B's session keeps its state and B keeps being answered throughout. Then the bound
+// on session processes (one owner's sessions per process), over the server's HTTP transport with a small bound.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startHttpServer } from '../src/http.js';
+import { createCodeModeHost } from '../src/server.js';
 import { callTool, newClient, type ToolAnswer } from './support/client.js';
 import { tsNodeArgs } from './support/child.js';
 import { createProject, type TestProject } from './support/project.js';
@@ -49,14 +52,17 @@ afterAll(async () => {
   if (server && server.exitCode === null) {
     const exited = new Promise((resolve) => server.once('exit', resolve));
     server.kill('SIGTERM');
+    // Stopping is tested elsewhere (logs.test.ts): here the server only has to be gone.
+    const late = setTimeout(() => server.kill('SIGKILL'), 10_000);
     await exited;
+    clearTimeout(late);
   }
   await project?.cleanup();
-});
+}, 30_000);
 
-async function connect(): Promise<Client> {
+async function connect(at = url): Promise<Client> {
   const client = newClient();
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(at), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
   return client;
 }
 
@@ -176,4 +182,33 @@ describe('a crash of one client’s sandbox process ends none of another client�
     },
     120_000,
   );
+});
+
+describe('session processes are bounded, and shared fairly between clients', () => {
+  it('refuses a session past the bounds with TOO_MANY_SESSIONS, keeps the others’ sessions, and serves it once one closes', async () => {
+    // Two session processes of two sessions each: a client's share is one process.
+    const host = createCodeModeHost({
+      spaces: [{ id: 'trains', name: 'Trains' }],
+      space: { rootDir: project.rootDir, handlers: project.handlers, processes: { maxSessionProcesses: 2, sessionsPerProcess: 2 } },
+    });
+    const http = await startHttpServer({ createServer: () => host.createServer(), port: 0, authToken: TOKEN, rateLimit: false });
+    const [a, b, c] = await Promise.all([connect(http.url), connect(http.url), connect(http.url)]);
+    try {
+      const mine = [await createSession(a), await createSession(a)];
+      expect(await callTool(a, 'create_session')).toMatchObject({ isError: true, body: { code: 'TOO_MANY_SESSIONS', data: { scope: 'process-share', limit: 1 } } });
+      const theirs = await createSession(b);
+      await sendCode(b, theirs, "const kept = 'b';");
+      expect(await callTool(c, 'create_session')).toMatchObject({ isError: true, body: { code: 'TOO_MANY_SESSIONS', data: { scope: 'processes', limit: 2 } } });
+      // a's sessions and b's still work; once a closes both of its sessions, c gets a process in place of a's.
+      for (const session of mine) expect((await sendCode(a, session, 'return 1;')).body.result).toBe(1);
+      for (const session of mine) await callTool(a, 'close_session', { sessionId: session });
+      const third = await createSession(c);
+      expect((await sendCode(c, third, 'return 3;')).body.result).toBe(3);
+      expect((await sendCode(b, theirs, 'return kept;')).body.result).toBe('b');
+    } finally {
+      await Promise.all([a.close(), b.close(), c.close()]);
+      await http.close();
+      await host.close();
+    }
+  }, 120_000);
 });
