@@ -33,11 +33,19 @@ export class HttpServe {
     return found;
   }
 
-  /** Stops the server with SIGTERM and resolves with its exit code. */
+  /**
+   * Stops the server with SIGTERM and resolves with its exit code; one that has not exited 15 s later is killed
+   * (SIGKILL) and resolves with null.
+   */
   async stop(): Promise<number | null> {
-    if (this.child.exitCode !== null) return this.child.exitCode;
-    const exited = new Promise<number | null>((resolve) => this.child.once('exit', resolve));
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode;
+    const exited = new Promise<number | null>((resolve) => this.child.once('exit', (code) => resolve(code)));
     this.child.kill('SIGTERM');
-    return exited;
+    const killer = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
+    try {
+      return await exited;
+    } finally {
+      clearTimeout(killer);
+    }
   }
 }
