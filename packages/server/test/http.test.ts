@@ -219,6 +219,16 @@ describe('startHttpServer status codes', () => {
     expect(JSON.parse(reply.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
   });
 
+  it('reads at most 64 KiB of a POST without a session (413), and up to 4 MiB in a session', async () => {
+    const padded = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping', params: { _meta: { pad: 'x'.repeat(100 * 1024) } } });
+    expect((await send(http.url, { method: 'POST', headers: auth(), body: padded(1) })).status).toBe(413);
+    const init = await send(http.url, { method: 'POST', headers: auth(), body: INITIALIZE });
+    const session = { ...auth(), 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
+    const inSession = await send(http.url, { method: 'POST', headers: session, body: padded(2) });
+    expect(inSession.status).toBe(200);
+    expect(inSession.body).toContain('"id":2');
+  });
+
   it('answers other methods than GET, POST and DELETE with 405 and an Allow header', async () => {
     for (const method of ['PUT', 'PATCH']) {
       const reply = await send(http.url, { method, headers: auth(), body: INITIALIZE });
