@@ -93,7 +93,7 @@ describe('skills over mcp serve read nothing but their own code', () => {
   afterAll(async () => {
     await server?.stop();
     await project?.cleanup();
-  });
+  }, 120_000);
 
   it.each(SKILL_ATTACKS)('refuses %s with IMPORT_REFUSED; both clients are still served', async (_what, name, code, names) => {
     const answer = await callTool(attacker, 'save_skill', { name, code });

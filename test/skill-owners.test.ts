@@ -36,7 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await project?.cleanup();
-});
+}, 120_000);
 
 describe('a skill belongs to the client that saved it', () => {
   it("refuses another client's replace and delete with SKILL_NOT_OWNED, changing nothing; its owner may", async () => {
@@ -97,7 +97,7 @@ describe('a skill belongs to the client that saved it', () => {
       await again.stop();
     }
     expect((await callTool(alice, 'delete_skill', { name: 'durable' })).isError).toBe(false);
-  }, 150_000);
+  }, 240_000);
 });
 
 describe('a skill that fails the build fails alone', () => {
