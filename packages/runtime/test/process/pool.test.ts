@@ -54,7 +54,8 @@ describe('plain runs shared between owners', () => {
     const outcomes = await Promise.all([a1, a2, b1, a3, b2]);
     expect(outcomes.map((outcome) => (outcome.ok ? 'ok' : outcome.error.code))).toEqual(['TIMEOUT', 'TIMEOUT', 'ok', 'ok', 'ok']);
     expect(ended.slice(0, 2)).toEqual(['b1', 'b2']);
-    expect(ended.at(-1)).toBe('a3');
+    // a3 waited for a process of a's own hung runs (whichever timed out first; the other may end after a3).
+    expect(ended.indexOf('a3')).toBeGreaterThan(Math.min(ended.indexOf('a1'), ended.indexOf('a2')));
   });
 
   it('lets one owner alone use all but one process, and keeps that one for another owner', async () => {
