@@ -109,6 +109,7 @@ export {
 export {
   DEFAULT_TYPECHECK_BUDGET,
   findTypecheckBudgetProblem,
+  oversizedSource,
   resolveTypecheckBudget,
   type TypecheckBudget,
 } from './typecheck-budget.js';

@@ -1,3 +1,4 @@
+import { AgentSpacesError } from './errors.js';
 import { isRecord } from './shape.js';
 
 /**
@@ -9,7 +10,7 @@ export interface TypecheckBudget {
   timeoutMs: number;
   /** Heap of a typecheck worker, in MiB (default 512); a check that needs more is stopped. */
   memoryMb: number;
-  /** Largest script checked, in bytes of UTF-8 (default 262 144, 256 KiB). */
+  /** Largest script checked or run, in bytes of UTF-8 (default 262 144, 256 KiB); also bounds runs without a typecheck. */
   maxSourceBytes: number;
 }
 
@@ -37,4 +38,12 @@ export function findTypecheckBudgetProblem(value: unknown): string | undefined {
 export function resolveTypecheckBudget(budget: Partial<TypecheckBudget> = {}): TypecheckBudget {
   const defined = Object.fromEntries(Object.entries(budget).filter(([, value]) => value !== undefined));
   return { ...DEFAULT_TYPECHECK_BUDGET, ...defined };
+}
+
+/** `TYPECHECK_LIMIT` (`data.budget: 'size'`) for agent code longer than `maxSourceBytes`, else undefined. */
+export function oversizedSource(code: string, maxSourceBytes: number): AgentSpacesError | undefined {
+  const bytes = Buffer.byteLength(code);
+  if (bytes <= maxSourceBytes) return undefined;
+  const message = `The script is ${bytes} bytes, over the budget of ${maxSourceBytes} (typecheck.maxSourceBytes)`;
+  return new AgentSpacesError('TYPECHECK_LIMIT', message, { budget: 'size', limit: maxSourceBytes });
 }

@@ -11,6 +11,8 @@ import {
   readBuiltFile,
   STD_MODULE,
   findStdConfigProblem,
+  oversizedSource,
+  resolveTypecheckBudget,
   toWireError,
   type AnyToolDefinition,
   type McpServers,
@@ -143,7 +145,8 @@ export interface RunOptions {
   onApproval?: Approver;
   /**
    * Who the run is for (e.g. an MCP client's id): the sandbox shares its processes fairly between owners, so one
-   * owner's hung runs cannot take them all, and keeps an owner's sessions together.
+   * owner's hung runs cannot take them all, and hosts a session only with sessions of its own owner; the typecheck
+   * workers serve owners fairly too (docs/security.md).
    */
   owner?: string;
   /** Limits for this run only. */
@@ -283,6 +286,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         typecheck: session?.typecheck ?? typecheck,
         execute,
         checkByDefault,
+        maxSourceBytes: resolveTypecheckBudget(options.typecheckBudget).maxSourceBytes,
         approveScripts,
         space: name,
         ...(session ? { sessionId: session.id } : {}),
@@ -342,6 +346,8 @@ interface RunContext {
   typecheck: Typecheck;
   execute: Executor;
   checkByDefault: boolean;
+  /** Longest agent code run, checked or not (`typecheck.maxSourceBytes`). */
+  maxSourceBytes: number;
   /** Ask for approval of the whole script before it runs. */
   approveScripts: boolean;
   /** The space's name, for the run's trace span. */
@@ -382,20 +388,10 @@ async function runCode(
     return result;
   };
 
-  if (options.typecheck ?? context.checkByDefault) {
-    const error = await typeErrorOf(code, options, context.typecheck);
-    if (error) {
-      record({ type: 'error', error });
-      return finish({ ok: false, error, logs: [], events, stats: { durationMs: performance.now() - started, capabilityCalls: 0 } });
-    }
-  }
-
-  if (context.approveScripts) {
-    const denied = await context.bridge.approveScript(code, { ...origin, runId }, options.signal ?? new AbortController().signal);
-    if (denied) {
-      record({ type: 'error', error: denied });
-      return finish({ ok: false, error: denied, logs: [], events, stats: { durationMs: performance.now() - started, capabilityCalls: 0 } });
-    }
+  const refused = await refusalOf(code, options, context, { ...origin, runId });
+  if (refused) {
+    record({ type: 'error', error: refused });
+    return finish({ ok: false, error: refused, logs: [], events, stats: { durationMs: performance.now() - started, capabilityCalls: 0 } });
   }
 
   const { bridge } = context;
@@ -416,16 +412,26 @@ async function runCode(
   return finish({ ok: false, error: outcome.error, logs, events, stats });
 }
 
-/** Why `code` may not run: its type errors (`TYPE_ERROR`), or a typecheck over its budget (`TYPECHECK_LIMIT`). */
-async function typeErrorOf(code: string, options: RunOptions, typecheck: Typecheck): Promise<WireError | undefined> {
-  let diagnostics: TypecheckDiagnostic[];
-  try {
-    diagnostics = await typecheck.check(code, options.owner);
-  } catch (error) {
-    return toWireError(error, 'INTERNAL', 'Typecheck failed');
+/**
+ * Why `code` may not run, checked before it does: over the size budget (`TYPECHECK_LIMIT`), its type errors
+ * (`TYPE_ERROR`) or a typecheck over its budget, or the person asked to approve the script said no.
+ */
+async function refusalOf(code: string, options: RunOptions, context: RunContext, origin: CallOrigin & { runId: string }): Promise<WireError | undefined> {
+  const oversized = oversizedSource(code, context.maxSourceBytes);
+  if (oversized) return oversized.toWire();
+  if (options.typecheck ?? context.checkByDefault) {
+    let diagnostics: TypecheckDiagnostic[];
+    try {
+      diagnostics = await context.typecheck.check(code, options.owner);
+    } catch (error) {
+      return toWireError(error, 'INTERNAL', 'Typecheck failed');
+    }
+    if (diagnostics.length > 0) {
+      return { code: 'TYPE_ERROR', message: await context.typecheck.format(code, diagnostics, options.fileName), data: { diagnostics } };
+    }
   }
-  if (diagnostics.length === 0) return undefined;
-  return { code: 'TYPE_ERROR', message: await typecheck.format(code, diagnostics, options.fileName), data: { diagnostics } };
+  if (!context.approveScripts) return undefined;
+  return context.bridge.approveScript(code, origin, options.signal ?? new AbortController().signal);
 }
 
 /** Inline definitions compiled into a temporary folder, with the handlers of their `defineTool()` values. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AgentSpacesError, resolveTypecheckBudget, type TypecheckBudget } from '@agent-spaces/capabilities';
+import { AgentSpacesError, oversizedSource, resolveTypecheckBudget, type TypecheckBudget } from '@agent-spaces/capabilities';
 import { checkPool } from './pool.js';
 import { BatchedSession, type CheckRequest, type CheckResult } from './session.js';
 import type { TypecheckDiagnostic, TypecheckerOptions, TypecheckSession } from './types.js';
@@ -42,11 +42,8 @@ export function createBoundedTypechecker(options: BoundedTypecheckerOptions): Bo
   const submit = (request: CheckRequest, owner: string) =>
     new Promise<CheckResult>((resolve, reject) => {
       if (disposed) throw new AgentSpacesError('INTERNAL', 'This typechecker was disposed; create a new one');
-      const bytes = Buffer.byteLength(request.code);
-      if (bytes > budget.maxSourceBytes) {
-        const message = `The script is ${bytes} bytes, over the typecheck budget of ${budget.maxSourceBytes} (typecheck.maxSourceBytes)`;
-        throw new AgentSpacesError('TYPECHECK_LIMIT', message, { budget: 'size', limit: budget.maxSourceBytes });
-      }
+      const oversized = oversizedSource(request.code, budget.maxSourceBytes);
+      if (oversized) throw oversized;
       pool.submit({ source, owner, key, declarations, request, timeoutMs: budget.timeoutMs, resolve, reject });
     });
   return {

@@ -2,7 +2,6 @@
 // a time or heap budget can stop it. Bundled with esbuild (./worker-entry.ts): into dist/ at build time, from the
 // sources on first use.
 import { parentPort } from 'node:worker_threads';
-import typescript from 'typescript';
 import { AgentSpacesError, toWireError } from '@agent-spaces/capabilities';
 import { tooDeepDiagnostic } from './nesting.js';
 import { ServiceTypechecker } from './service.js';
@@ -12,6 +11,7 @@ import type { CheckJob, FromWorker } from './worker-protocol.js';
 /** The declarations of the spaces whose scripts came lately, by key, the most recently used last, with their typechecker. */
 const spaces = new Map<string, { declarations: Map<string, string>; checker: ServiceTypechecker }>();
 const MAX_SPACES = 4;
+const { default: typescript } = await import('typescript');
 const port = parentPort!;
 const send = (message: FromWorker) => port.postMessage(message);
 

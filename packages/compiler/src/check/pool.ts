@@ -131,7 +131,6 @@ export class CheckPool {
       resourceLimits: { maxOldGenerationSizeMb: this.#memoryMb },
     });
     slot.worker = worker;
-    worker.unref();
     worker.on('message', (message: FromWorker) => this.#onMessage(slot, message));
     worker.on('error', (error: Error & { code?: string }) => {
       if (slot.worker !== worker) return;
@@ -143,6 +142,8 @@ export class CheckPool {
       slot.worker = undefined;
       if (slot.batch) this.#fail(slot, { code: 'INTERNAL', message: 'The typecheck worker exited' });
     });
+    // After the listeners: adding a 'message' listener refs the worker's port again.
+    worker.unref();
     return worker;
   }
 
