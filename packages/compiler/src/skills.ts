@@ -7,12 +7,12 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CAPABILITY_PREFIX, type CapabilityIR, type Diagnostic } from '@agent-spaces/capabilities';
+import { CAPABILITY_PREFIX, isAgentSpacesError, type CapabilityIR, type Diagnostic, type TypecheckBudget } from '@agent-spaces/capabilities';
 import type { Plugin } from 'esbuild';
 import type ts from 'typescript';
 import { type BuiltRecord, readBuiltRecords, sameInputs } from './build-state.js';
 import { readDeclarations } from './catalog.js';
-import { createTypechecker, type Typechecker } from './check/index.js';
+import { createBoundedTypechecker, type BoundedTypechecker } from './check/index.js';
 import { indentBlock, type DeclarationsResult } from './emit/declarations.js';
 import { jsDoc, stringLiteral } from './emit/escape.js';
 import { identifier } from './ir/names.js';
@@ -119,12 +119,12 @@ export async function readSkills(
   if (unchangedSince(read, last)) return { unchanged: true, failures, inputs };
   const skills: Skill[] = [];
   const { default: typescript } = await import('typescript');
-  const checker = await createTypechecker({ declarations: await declarations() });
+  const checker = createBoundedTypechecker({ declarations: await declarations() });
   try {
     for (const [file, code] of codes) {
-      const checked = checkOne(typescript, checker, file, code);
+      const checked = await checkOne(typescript, checker, file, code);
       if ('problem' in checked) {
-        failures.set(file, [{ code: 'INVALID_DEFINITION', severity: 'error', file, message: checked.problem }]);
+        failures.set(file, [{ code: checked.code === 'TYPECHECK_LIMIT' ? checked.code : 'INVALID_DEFINITION', severity: 'error', file, message: checked.problem }]);
         continue;
       }
       const bundle = await bundleSkill(rootDir, checked.name, code);
@@ -156,9 +156,12 @@ export async function readSkills(
   return { capability, declarations: { text: capability.module!.declarations, diagnostics: [], functions: skills.map((s) => s.types), types }, failures, inputs };
 }
 
-/** Why a skill cannot build: `TYPE_ERROR` when its code does not typecheck, `IMPORT_REFUSED` when it imports what it may not read, else `INVALID_DEFINITION`. */
+/**
+ * Why a skill cannot build: `TYPE_ERROR` when its code does not typecheck, `TYPECHECK_LIMIT` when its check went over
+ * the budget, `IMPORT_REFUSED` when it imports what it may not read, else `INVALID_DEFINITION`.
+ */
 interface SkillProblem {
-  code: 'TYPE_ERROR' | 'INVALID_DEFINITION' | 'IMPORT_REFUSED';
+  code: 'TYPE_ERROR' | 'TYPECHECK_LIMIT' | 'INVALID_DEFINITION' | 'IMPORT_REFUSED';
   problem: string;
 }
 
@@ -221,12 +224,19 @@ export function skillNameProblem(name: unknown): string | undefined {
   return undefined;
 }
 
-/** Checks skill `file` holding `code`: its name, its types, its shape. */
-function checkOne(typescript: typeof ts, checker: Typechecker, file: string, code: string): CheckedSkill | SkillProblem {
+/** Checks skill `file` holding `code` (for `owner`, served fairly beside others): its name, its types, its shape. */
+async function checkOne(typescript: typeof ts, checker: BoundedTypechecker, file: string, code: string, owner?: string): Promise<CheckedSkill | SkillProblem> {
   const name = skillName(file);
   const badName = skillNameProblem(name);
   if (badName) return { code: 'INVALID_DEFINITION', problem: `skill "${name}": ${badName}` };
-  const errors = checker.check(code).filter((d) => d.category === 'error');
+  let diagnostics;
+  try {
+    diagnostics = await checker.check(code, owner);
+  } catch (error) {
+    if (!isAgentSpacesError(error) || error.code !== 'TYPECHECK_LIMIT') throw error;
+    return { code: 'TYPECHECK_LIMIT', problem: `skill "${name}": ${error.message}` };
+  }
+  const errors = diagnostics.filter((d) => d.category === 'error');
   if (errors.length > 0) {
     const first = errors[0]!;
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
@@ -237,16 +247,30 @@ function checkOne(typescript: typeof ts, checker: Typechecker, file: string, cod
   return typeof skill === 'string' ? { code: 'INVALID_DEFINITION', problem: skill } : skill;
 }
 
+/** Whom a skill is checked for and what its check may cost ({@link checkSkill}). */
+export interface CheckSkillOptions {
+  /** The client saving it: its checks are served fairly beside other clients'. */
+  owner?: string;
+  /** Default `DEFAULT_TYPECHECK_BUDGET`; past it the skill is refused with `TYPECHECK_LIMIT`. */
+  budget?: Partial<TypecheckBudget>;
+}
+
 /**
  * Checks the code of skill `name` exactly as a build would, before it is saved: against `declarations` (file name →
- * text: the built capabilities and the sandbox's own), bundled as it will be. Answers its signature in
- * `@capabilities/skills`, or why it cannot build.
+ * text: the built capabilities and the sandbox's own) in a typecheck worker under the budget, bundled as it will be.
+ * Answers its signature in `@capabilities/skills`, or why it cannot build.
  */
-export async function checkSkill(rootDir: string, name: string, code: string, declarations: ReadonlyMap<string, string>): Promise<{ ok: true; signature: string } | ({ ok: false } & SkillProblem)> {
+export async function checkSkill(
+  rootDir: string,
+  name: string,
+  code: string,
+  declarations: ReadonlyMap<string, string>,
+  options: CheckSkillOptions = {},
+): Promise<{ ok: true; signature: string } | ({ ok: false } & SkillProblem)> {
   const { default: typescript } = await import('typescript');
-  const checker = await createTypechecker({ declarations });
+  const checker = createBoundedTypechecker({ declarations, ...(options.budget ? { budget: options.budget } : {}) });
   try {
-    const skill = checkOne(typescript, checker, `${SKILLS_DIR}/${name}.ts`, code);
+    const skill = await checkOne(typescript, checker, `${SKILLS_DIR}/${name}.ts`, code, options.owner);
     if ('problem' in skill) return { ok: false, ...skill };
     const bundle = await bundleSkill(rootDir, name, code);
     if (!bundle.ok) {

@@ -91,7 +91,10 @@ export async function saveSkill(options: SaveSkillOptions): Promise<SavedSkill> 
     }
     const text = withDoc(code, name, description);
     const declarations = await compiler.skillDeclarations(project.config.outDir, SANDBOX_DECLARATIONS);
-    const checked = await compiler.checkSkill(project.rootDir, name, text, declarations);
+    const checked = await compiler.checkSkill(project.rootDir, name, text, declarations, {
+      ...(options.owner !== undefined ? { owner: options.owner } : {}),
+      budget: project.config.typecheck,
+    });
     if (!checked.ok) throw new AgentSpacesError(checked.code, checked.problem, { field: 'code', name });
     await mkdir(folder, { recursive: true });
     await writeFile(join(project.rootDir, file), text);

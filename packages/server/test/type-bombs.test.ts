@@ -84,6 +84,20 @@ describe('type bombs over mcp serve', () => {
     }
   }, 60_000);
 
+  it('stops a bomb saved as a skill with save_skill; the other client is served and nothing is saved', async () => {
+    const [attacker, victim] = await Promise.all([connect(), connect()]);
+    try {
+      const code = `${BOMBS['template-literal'].replace('export default 1;', '')}\n/** A skill. */\nexport async function bomb(): Promise<number> {\n  return 1;\n}\n`;
+      const save = callTool(attacker, 'save_skill', { name: 'bomb', code });
+      const rounds = await keepServing(victim, save);
+      expect(await save).toMatchObject({ isError: true, body: { code: 'TYPECHECK_LIMIT', data: { name: 'bomb' } } });
+      expect(rounds).toBeGreaterThan(0);
+      expect((await callTool(victim, 'list_skills')).body.skills).toEqual([]);
+    } finally {
+      await Promise.all([attacker.close(), victim.close()]);
+    }
+  }, 60_000);
+
   it.each([64 * 1024 + 1, 1024 * 1024, 3 * 1024 * 1024])('refuses a %i-byte script by its size', async (bytes) => {
     const client = await connect();
     try {
