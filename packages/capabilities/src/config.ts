@@ -40,7 +40,7 @@ export interface AgentSpacesConfig {
   recordResults?: boolean;
   /**
    * What one typecheck of agent code or a skill may cost before it is stopped with `TYPECHECK_LIMIT`: time, worker
-   * heap and source size (docs/security.md). Default `{ timeoutMs: 5000, memoryMb: 512, maxSourceBytes: 262144 }`.
+   * heap and source size (docs/security.md). Default `{ timeoutMs: 5000, memoryMb: 384, maxSourceBytes: 262144 }`.
    */
   typecheck?: Partial<TypecheckBudget>;
 }

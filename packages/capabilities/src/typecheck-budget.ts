@@ -8,7 +8,7 @@ import { isRecord } from './shape.js';
 export interface TypecheckBudget {
   /** Longest one check may take, in ms, once its worker has the space's declarations (default 5 000). */
   timeoutMs: number;
-  /** Heap of a typecheck worker, in MiB (default 512); a check that needs more is stopped. */
+  /** Heap of a typecheck worker, in MiB (default 384); a check that needs more is stopped. */
   memoryMb: number;
   /** Largest script checked or run, in bytes of UTF-8 (default 262 144, 256 KiB); also bounds runs without a typecheck. */
   maxSourceBytes: number;
@@ -17,7 +17,7 @@ export interface TypecheckBudget {
 /** The documented defaults of {@link TypecheckBudget}. */
 export const DEFAULT_TYPECHECK_BUDGET: Readonly<TypecheckBudget> = Object.freeze({
   timeoutMs: 5_000,
-  memoryMb: 512,
+  memoryMb: 384,
   maxSourceBytes: 256 * 1024,
 });
 
