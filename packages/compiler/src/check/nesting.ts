@@ -35,7 +35,7 @@ function tooDeep(where: string, line: number, column: number): TypecheckDiagnost
  * The deepest bracket nesting of `code` and the offset where it is first reached; strings, template text and
  * comments are skipped (a regular expression literal is read as code, which only moves the place reported).
  */
-export function deepestNesting(code: string): { depth: number; offset: number } {
+function deepestNesting(code: string): { depth: number; offset: number } {
   let depth = 0;
   let deepest = { depth: 0, offset: 0 };
   for (let i = 0; i < code.length; i++) {

@@ -12,19 +12,19 @@ export interface CheckJob {
 }
 
 /** The worker does not hold the job's declarations: send the job again with them. */
-export interface NeedDeclarations {
+interface NeedDeclarations {
   kind: 'need';
   job: number;
 }
 
 /** The worker holds the declarations, checked, and starts on the scripts: the job's time budget starts now. */
-export interface JobStarted {
+interface JobStarted {
   kind: 'started';
   job: number;
 }
 
 /** The job's results in the order of its requests, or the error that failed all of them. */
-export type JobDone = { kind: 'done'; job: number; results: CheckResult[] } | { kind: 'failed'; job: number; error: WireError };
+type JobDone = { kind: 'done'; job: number; results: CheckResult[] } | { kind: 'failed'; job: number; error: WireError };
 
 /** A message from a typecheck worker to the pool. */
 export type FromWorker = NeedDeclarations | JobStarted | JobDone;
