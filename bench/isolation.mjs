@@ -4,7 +4,8 @@
 // start of a sandbox process, the RSS of one, the creation and idle RSS of a session packed into a session process,
 // and for each limit probe how long after its limit the run ended. Then, through the SDK and `mcp serve` in each
 // mode: the host's RSS growth over a run of 999 calls with a 1 MB param, and the delay a second MCP client
-// (Streamable HTTP) sees while a first client's script spins after an awaited call.
+// (Streamable HTTP) sees while a first client's script spins after an awaited call; and the host's heap (after a full
+// GC) and RSS after 1,000 and 10,000 identical runs through createSpace with its defaults, with the growth between.
 // The SDK's 1,000-call run and warm run against @utcp/code-mode are in bench/runtime.mjs (both modes).
 // Build first (npm run build), then: node --no-node-snapshot bench/isolation.mjs
 import { execFileSync, spawn } from 'node:child_process';
@@ -252,7 +253,47 @@ async function clientDelay(rootDir, isolation) {
   return { p50: sorted[Math.floor(sorted.length / 2)] ?? NaN, p95: sorted[Math.floor(sorted.length * 0.95)] ?? NaN, samples: times.length };
 }
 
-const ROLES = { rss: rssGrowth, delay: clientDelay };
+const HEAP_MARKS = [1_000, 10_000];
+const GOAL_HEAP_GROWTH = 10;
+
+/**
+ * In a fresh process: the host's heap (after a full GC) and RSS, in MiB, after 1,000 and 10,000 identical runs of a
+ * script with one capability call, through createSpace with its defaults (typecheck and audit on).
+ */
+async function heapAfterRuns(rootDir, isolation) {
+  const { createSpace } = await import('@agent-spaces/sdk');
+  const space = await createSpace({ rootDir, isolation, handlers: HANDLERS });
+  const marks = {};
+  for (let i = 1; i <= HEAP_MARKS.at(-1); i++) {
+    const run = await space.run(TRIVIAL);
+    if (!run.ok) throw new Error(run.error.message);
+    if (!HEAP_MARKS.includes(i)) continue;
+    await pause(50);
+    globalThis.gc();
+    const { heapUsed, rss } = process.memoryUsage();
+    marks[i] = { heapMiB: heapUsed / 1048576, rssMiB: rss / 1048576 };
+  }
+  await space.close();
+  return marks;
+}
+
+/** Prints the heap and RSS rows of {@link heapAfterRuns} for each mode, with the growth from the first mark to the last. */
+function printHeapGrowth(rootDir, row) {
+  const marks = Object.fromEntries(MODES.map((mode) => [mode, inFreshProcess('heap', rootDir, mode)]));
+  const [first, last] = HEAP_MARKS;
+  const growth = (mode, key) => (marks[mode][last][key] / marks[mode][first][key] - 1) * 100;
+  const worst = Math.max(...MODES.map((mode) => growth(mode, 'heapMiB')));
+  console.log(`\nhost memory over ${last.toLocaleString('en')} identical runs (createSpace defaults, one call a run; heap after a full GC)`);
+  for (const [label, key] of [['heap used', 'heapMiB'], ['RSS', 'rssMiB']]) {
+    for (const mark of HEAP_MARKS) {
+      row(`  ${label} after ${mark.toLocaleString('en')} runs`, ...MODES.map((mode) => `${marks[mode][mark][key].toFixed(1)} MiB`));
+    }
+    const extra = key === 'heapMiB' ? `goal < ${GOAL_HEAP_GROWTH} %: ${worst < GOAL_HEAP_GROWTH ? 'met' : 'missed'}` : '';
+    row(`  ${label} growth, run ${first.toLocaleString('en')} → ${last.toLocaleString('en')}`, ...MODES.map((mode) => `${growth(mode, key).toFixed(1)} %`), extra);
+  }
+}
+
+const ROLES = { rss: rssGrowth, delay: clientDelay, heap: heapAfterRuns };
 if (process.argv[2] in ROLES) {
   process.stdout.write(JSON.stringify(await ROLES[process.argv[2]](process.argv[3], process.argv[4])));
   process.exit(0);
@@ -260,7 +301,7 @@ if (process.argv[2] in ROLES) {
 
 /** Runs one role in a fresh process (its RSS and event loop its own) and returns its figures. */
 function inFreshProcess(role, rootDir, isolation) {
-  const out = execFileSync(process.execPath, ['--no-node-snapshot', SELF, role, rootDir, isolation], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(process.execPath, ['--no-node-snapshot', '--expose-gc', SELF, role, rootDir, isolation], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out);
 }
 
@@ -320,6 +361,7 @@ try {
     fmt(delay.process),
     `goal (process) p95 ≤ ${GOALS_HOST.delayMs} ms: ${delay.process.p95 <= GOALS_HOST.delayMs ? 'met' : 'missed'}`,
   );
+  printHeapGrowth(project, row);
 } finally {
   rmSync(project, { recursive: true, force: true });
 }
