@@ -5,7 +5,8 @@
 // and for each limit probe how long after its limit the run ended. Then, through the SDK and `mcp serve` in each
 // mode: the host's RSS growth over a run of 999 calls with a 1 MB param, and the delay a second MCP client
 // (Streamable HTTP) sees while a first client's script spins after an awaited call; and the host's heap (after a full
-// GC) and RSS after 1,000 and 10,000 identical runs through createSpace with its defaults, with the growth between.
+// GC) and RSS after 1,000 and 10,000 identical runs through createSpace with its defaults, with the growth between;
+// and, against the real `mcp serve`, what each type bomb does to another client, the time and the server (type-bombs.mjs).
 // The SDK's 1,000-call run and warm run against @utcp/code-mode are in bench/runtime.mjs (both modes).
 // Build first (npm run build), then: node --no-node-snapshot bench/isolation.mjs
 import { execFileSync, spawn } from 'node:child_process';
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ProcessSandbox, Sandbox } from '@agent-spaces/runtime';
+import { printTypeBombs, typeBombFigures } from './type-bombs.mjs';
 
 const CALLS = 1_000;
 const WARM_RUNS = 200;
@@ -362,6 +364,7 @@ try {
     `goal (process) p95 ≤ ${GOALS_HOST.delayMs} ms: ${delay.process.p95 <= GOALS_HOST.delayMs ? 'met' : 'missed'}`,
   );
   printHeapGrowth(project, row);
+  printTypeBombs(await typeBombFigures(project));
 } finally {
   rmSync(project, { recursive: true, force: true });
 }

@@ -10,21 +10,28 @@ export interface ClientLifecycle {
   idleMs: number;
   /** How long a client may stay unused — no request with its session id after its `initialize` — in ms. */
   unusedMs: number;
-  /** Most unused clients of one address: one more frees the address's oldest. */
+  /** Most unused clients of one address: one more frees the address's oldest that is past {@link unusedGraceMs}. */
   maxUnusedPerAddress: number;
+  /**
+   * How long a client that just initialized is never freed for its address's cap (the server's cap still holds): time
+   * for a client that joins during another process's flood of `initialize` to send its next request.
+   */
+  unusedGraceMs: number;
   /** Most unused clients of all addresses together: one more frees the oldest. */
   maxUnused: number;
 }
 
 /**
  * Defaults of {@link ClientLifecycle}: a grace of 3 s (the official SDK client retries a dropped stream after 1 s), an
- * idle time of 30 min; an unused client lives 30 s, at most 128 of one address and 1,024 in all (≈ 20 KiB each).
+ * idle time of 30 min; an unused client lives 30 s, at most 128 of one address (past its first 2 s) and 1,024 in all
+ * (≈ 20 KiB each).
  */
 export const DEFAULT_LIFECYCLE: ClientLifecycle = {
   disconnectGraceMs: 3_000,
   idleMs: 30 * 60_000,
   unusedMs: 30_000,
   maxUnusedPerAddress: 128,
+  unusedGraceMs: 2_000,
   maxUnused: 1_024,
 };
 
@@ -33,6 +40,8 @@ interface Tracked {
   readonly transport: StreamableHTTPServerTransport;
   /** The address it initialized from. */
   readonly address: string;
+  /** When it initialized (`performance.now()`). */
+  readonly since: number;
   /** Whether it sent a request with its session id yet; until then it is one of its address's unused clients. */
   used: boolean;
   /** Requests being answered now (a long tool call keeps its client). */
@@ -48,6 +57,7 @@ interface Tracked {
 
 /** Ended sessions whose reason is kept for a later request. */
 const MAX_ENDED = 1_000;
+
 
 /**
  * The MCP sessions of an HTTP server and their lifecycle. A client that never sends a request with its session id
@@ -84,7 +94,7 @@ export class HttpClients {
    * transport closes.
    */
   attach(transport: StreamableHTTPServerTransport, address: string): (id: string) => void {
-    const tracked: Tracked = { transport, address, used: false, active: 0, streams: 0, streamed: false, timer: undefined, reason: undefined };
+    const tracked: Tracked = { transport, address, since: performance.now(), used: false, active: 0, streams: 0, streamed: false, timer: undefined, reason: undefined };
     transport.onclose = () => {
       clearTimeout(tracked.timer);
       this.#forgetUnused(tracked);
@@ -153,14 +163,17 @@ export class HttpClients {
     tracked.timer.unref();
   }
 
-  /** Counts a client that just initialized as unused, freeing the oldest unused ones past the caps. */
+  /**
+   * Counts a client that just initialized as unused, freeing the oldest unused ones past the caps: past its address's
+   * only those past the grace (`unusedGraceMs`), past the server's any.
+   */
   #addUnused(tracked: Tracked): void {
-    const { maxUnusedPerAddress, maxUnused } = this.#lifecycle;
+    const { maxUnusedPerAddress, unusedGraceMs, maxUnused } = this.#lifecycle;
     let ofAddress = this.#unusedOf.get(tracked.address);
     if (!ofAddress) this.#unusedOf.set(tracked.address, (ofAddress = new Set()));
     ofAddress.add(tracked);
     this.#unused.add(tracked);
-    while (ofAddress.size > maxUnusedPerAddress) {
+    while (ofAddress.size > maxUnusedPerAddress && performance.now() - first(ofAddress).since >= unusedGraceMs) {
       this.#free(first(ofAddress), `unused: freed for a newer client of its address (at most ${maxUnusedPerAddress} unused clients an address)`);
     }
     while (this.#unused.size > maxUnused) {

@@ -159,7 +159,7 @@ function initializeFrom(url: string, from: string): Promise<string> {
 
 describe('clients that never use their session', () => {
   it('frees the oldest unused client of an address past its cap, and the oldest of all past the server cap, saying why', async () => {
-    const capped = await startHttpServer({ createServer: () => host.createServer(), port: 0, rateLimit: false, lifecycle: { maxUnusedPerAddress: 2, maxUnused: 3 } });
+    const capped = await startHttpServer({ createServer: () => host.createServer(), port: 0, rateLimit: false, lifecycle: { maxUnusedPerAddress: 2, unusedGraceMs: 0, maxUnused: 3 } });
     const reasonOf = async (id: string) => {
       const late = await fetch(capped.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id }, body: '{"jsonrpc":"2.0","id":2,"method":"ping"}' });
       return late.status === 404 ? ((await late.json()) as { error: { data: { reason: string } } }).error.data.reason : late.status;

@@ -118,7 +118,8 @@ export class CheckPool {
     };
     if (batch.items.length > 0) batch.timer = setTimeout(notReady, READY_MS);
     void this.#worker(slot).then(
-      (worker) => worker.postMessage(job),
+      // The job may have ended while the worker started (cancelled, timed out).
+      (worker) => (slot.batch === batch ? worker.postMessage(job) : undefined),
       (error: unknown) => this.#fail(slot, { code: 'INTERNAL', message: `The typecheck worker did not start: ${String(error)}` }),
     );
   }

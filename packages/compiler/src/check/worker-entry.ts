@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { writeCacheModule } from '@agent-spaces/capabilities';
 
 /** The typecheck worker's bundle in `dist/`, beside the package's bundle (`npm run build` writes it). */
 const BUILT_WORKER = './check-worker.bundle.js';
@@ -36,15 +36,6 @@ async function locate(): Promise<string> {
     external: ['typescript'],
     conditions: ['@agent-spaces/source'],
   });
-  const code = result.outputFiles[0]!.text;
   const dir = fileURLToPath(new URL('../../node_modules/.cache/agent-spaces-compiler/', import.meta.url));
-  const file = `${dir}check-worker-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`;
-  if (!existsSync(file)) {
-    mkdirSync(dir, { recursive: true });
-    // Written whole, then renamed: processes bundling at the same time never read half a file.
-    const partial = `${file}.${process.pid}.tmp`;
-    writeFileSync(partial, code);
-    renameSync(partial, file);
-  }
-  return file;
+  return writeCacheModule(dir, 'check-worker', result.outputFiles[0]!.text);
 }

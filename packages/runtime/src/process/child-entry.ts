@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { writeCacheModule } from '@agent-spaces/capabilities';
 import { preludeSources } from '../prelude-source.js';
 
 /** Where `npm run build` writes {@link bundleChild}'s result, beside the package's bundle in `dist/`. */
@@ -25,17 +25,8 @@ export function childEntry(): Promise<string> {
 async function locate(): Promise<string> {
   const built = new URL(`./${CHILD_FILE}`, import.meta.url);
   if (existsSync(built)) return fileURLToPath(built);
-  const code = await bundleChild();
   const dir = fileURLToPath(new URL('../../node_modules/.cache/agent-spaces-runtime/', import.meta.url));
-  const file = `${dir}process-child-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`;
-  if (!existsSync(file)) {
-    mkdirSync(dir, { recursive: true });
-    // Written whole, then renamed: processes bundling at the same time never read half a file.
-    const partial = `${file}.${process.pid}.tmp`;
-    writeFileSync(partial, code);
-    renameSync(partial, file);
-  }
-  return file;
+  return writeCacheModule(dir, 'process-child', await bundleChild());
 }
 
 /**
