@@ -77,10 +77,16 @@ export async function typeBombFigures(rootDir) {
 /** Prints {@link typeBombFigures}' result. */
 export function printTypeBombs({ baseline, rows }) {
   console.log(`\ntype bombs over mcp serve (default budget: ${BUDGET_MS} ms; the server's RSS before: ${baseline.toFixed(0)} MiB, workers warm)`);
-  const row = (...cells) => console.log(cells.map((c, i) => String(c).padStart(i === 0 ? 0 : 16).padEnd(i === 0 ? 24 : 0)).join(''));
-  row('bomb', 'answer', 'after budget', "other's worst ping", 'server RSS peak');
-  for (const r of rows) row(r.name, `${r.code}/${r.budget}`, `+${(r.totalMs - BUDGET_MS).toFixed(0)} ms`, `${r.worstPingMs.toFixed(1)} ms`, `+${(r.peakMiB - baseline).toFixed(0)} MiB`);
+  const row = (...cells) => console.log(cells.map((c, i) => (i === 0 ? String(c).padEnd(24) : String(c).padStart(22))).join(''));
+  row('bomb', 'answer', 'error came', "other's worst ping", 'server RSS peak');
+  for (const r of rows) {
+    const came = r.budget === 'time' ? `budget +${(r.totalMs - BUDGET_MS).toFixed(0)} ms` : `at ${(r.totalMs / 1000).toFixed(1)} s`;
+    row(r.name, `${r.code}/${r.budget}`, came, `${r.worstPingMs.toFixed(1)} ms`, `+${(r.peakMiB - baseline).toFixed(0)} MiB`);
+  }
   const worst = (key) => Math.max(...rows.map((r) => r[key]));
   const met = (ok) => (ok ? 'met' : 'missed');
-  console.log(`goals: worst ping ≤ ${GOALS.pingMs} ms: ${met(worst('worstPingMs') <= GOALS.pingMs)}; error ≤ budget + ${GOALS.overBudgetMs} ms: ${met(worst('totalMs') - BUDGET_MS <= GOALS.overBudgetMs)}; RSS ≤ baseline + ${GOALS.rssMiB} MiB: ${met(worst('peakMiB') - baseline <= GOALS.rssMiB)}`);
+  const overBudget = Math.max(...rows.filter((r) => r.budget === 'time').map((r) => r.totalMs - BUDGET_MS));
+  console.log(
+    `goals: worst ping ≤ ${GOALS.pingMs} ms: ${met(worst('worstPingMs') <= GOALS.pingMs)}; error ≤ budget + ${GOALS.overBudgetMs} ms: ${met(overBudget <= GOALS.overBudgetMs)}; RSS ≤ baseline + ${GOALS.rssMiB} MiB: ${met(worst('peakMiB') - baseline <= GOALS.rssMiB)}`,
+  );
 }
