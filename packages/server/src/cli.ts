@@ -57,7 +57,12 @@ export async function serve(context: ServeContext): Promise<number> {
     const loaded = await loadConfig({ cwd: process.cwd(), ...(configFile ? { configFile } : {}) });
     const config: ServerConfig = parseServerConfig(loaded.raw, loaded.file);
     const spaces: SpaceDefinition[] = config.spaces.length > 0 ? config.spaces : [{ id: 'default', name: basename(loaded.rootDir) || 'default' }];
-    const space: SharedSpaceOptions = { ...configSpaceOptions(loaded.rootDir, loaded.config), ...(outDir ? { outDir } : {}) };
+    const maxSessionProcesses = config.server.maxSessionProcesses;
+    const space: SharedSpaceOptions = {
+      ...configSpaceOptions(loaded.rootDir, loaded.config),
+      ...(outDir ? { outDir } : {}),
+      ...(maxSessionProcesses !== undefined ? { processes: { maxSessionProcesses } } : {}),
+    };
     return { file: loaded.file, settings: config.server, spaces, space, model: config.model };
   };
   const { file, settings, spaces, space, model } = await load();

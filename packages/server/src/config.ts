@@ -91,6 +91,11 @@ export interface ServerSettings {
   maxSessions?: number;
   /** Most sessions of one client (default 16). */
   maxSessionsPerClient?: number;
+  /**
+   * Most sandbox processes hosting sessions, per space (default 128): a process hosts one client's sessions only, so
+   * this is also how many clients can hold sessions at once (docs/runtime.md, "Isolation modes").
+   */
+  maxSessionProcesses?: number;
   /** Seconds an HTTP client whose standalone SSE stream closed keeps its sessions, waiting for it to reconnect (default 3). */
   disconnectGraceSeconds?: number;
   /** Seconds of silence after which an HTTP client that never opened a standalone SSE stream is closed (default 1800). */
@@ -176,6 +181,7 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
     'unusedClientSeconds',
     'maxUnusedClientsPerAddress',
     'maxUnusedClients',
+    'maxSessionProcesses',
     'requestTimeoutSeconds',
     'headlessMode',
     'host',
@@ -195,6 +201,7 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
     settings.maxUnusedClientsPerAddress = check.integer(o.maxUnusedClientsPerAddress, 'server.maxUnusedClientsPerAddress', 1);
   }
   if (o.maxUnusedClients !== undefined) settings.maxUnusedClients = check.integer(o.maxUnusedClients, 'server.maxUnusedClients', 1);
+  if (o.maxSessionProcesses !== undefined) settings.maxSessionProcesses = check.integer(o.maxSessionProcesses, 'server.maxSessionProcesses', 1);
   if (o.requestTimeoutSeconds !== undefined) settings.requestTimeoutSeconds = check.positive(o.requestTimeoutSeconds, 'server.requestTimeoutSeconds');
   if (o.headlessMode !== undefined) {
     if (o.headlessMode !== 'deny' && o.headlessMode !== 'allow') check.fail('server.headlessMode', 'must be "deny" or "allow"');

@@ -64,6 +64,7 @@ describe('parseServerConfig', () => {
     expect(problem({ server: { unusedClientSeconds: 0 } }).key).toBe('server.unusedClientSeconds');
     expect(problem({ server: { maxUnusedClientsPerAddress: 0 } }).key).toBe('server.maxUnusedClientsPerAddress');
     expect(problem({ server: { maxUnusedClients: 2.5 } }).key).toBe('server.maxUnusedClients');
+    expect(problem({ server: { maxSessionProcesses: 0 } }).key).toBe('server.maxSessionProcesses');
     expect(problem({ server: { requestTimeoutSeconds: -1 } }).key).toBe('server.requestTimeoutSeconds');
     expect(problem({ server: { headlessMode: 'ask' } }).key).toBe('server.headlessMode');
     expect(problem({ server: { port: 70000 } }).key).toBe('server.port');

@@ -48,13 +48,13 @@ export interface ProcessOptions {
   /** Sessions one sandbox process hosts at most (default 32), each in its own isolate; all of one owner. */
   sessionsPerProcess?: number;
   /**
-   * Sandbox processes hosting sessions at most (default 16), apart from `maxProcesses`; an owner holds at most half
+   * Sandbox processes hosting sessions at most (default 128), apart from `maxProcesses`; an owner holds at most half
    * of them (rounded up). A session that would need one more fails with `TOO_MANY_SESSIONS`.
    */
   maxSessionProcesses?: number;
 }
 
-const DEFAULTS: Required<ProcessOptions> = { maxProcesses: 4, maxRssMb: 512, idleMs: 10_000, sessionsPerProcess: 32, maxSessionProcesses: 16 };
+const DEFAULTS: Required<ProcessOptions> = { maxProcesses: 4, maxRssMb: 512, idleMs: 10_000, sessionsPerProcess: 32, maxSessionProcesses: 128 };
 /** What a new process runs once to warm up. */
 const WARM_UP = 'export default 0;';
 const CLOSED: WireError = { code: 'SPACE_CLOSED', message: 'The sandbox was closed during the run' };
