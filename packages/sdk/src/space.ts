@@ -278,6 +278,8 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const typecheck = new Typecheck(declarations, options.typecheckBudget);
   const sessions = new Set<Session>();
   const checkByDefault = options.typecheck ?? true;
+  // Its runs will be checked: TypeScript loads in a worker while the space is put to use.
+  if (checkByDefault) typecheck.prepare();
 
   const start = (code: string, runOptions: RunOptions, execute: Executor, session?: { id: string; typecheck: Typecheck }): Run =>
     new Run(runOptions.onEvent, (emit) =>

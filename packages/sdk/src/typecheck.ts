@@ -12,8 +12,9 @@ interface SpaceChecker {
 
 /**
  * The typecheck of a space, or of one of its sessions. Checks run in the compiler's typecheck workers under the
- * space's budget (`TYPECHECK_LIMIT` past it), never on this thread; the compiler is loaded on first use, so spaces
- * that never check never load it. A session's typecheck also knows the top-level bindings of its earlier runs.
+ * space's budget (`TYPECHECK_LIMIT` past it), never on this thread; the compiler is loaded on first use (or
+ * {@link prepare}), so spaces that never check never load it. A session's typecheck also knows the top-level bindings
+ * of its earlier runs.
  */
 export class Typecheck {
   #space: SpaceChecker;
@@ -23,6 +24,13 @@ export class Typecheck {
 
   constructor(declarations: ReadonlyMap<string, string>, budget?: Partial<TypecheckBudget>) {
     this.#space = { declarations, budget };
+  }
+
+  /** Starts loading the checker and a typecheck worker with the space's declarations, ahead of the first check. */
+  prepare(): void {
+    void this.#checker()
+      .then((checker) => checker.prepare())
+      .catch(() => undefined);
   }
 
   /** The typecheck of a new session of this space, for `owner`: the space's checker, with the session's bindings. */

@@ -20,6 +20,8 @@ export interface BoundedTypechecker {
   check(code: string, owner?: string): Promise<TypecheckDiagnostic[]>;
   /** A session's view: its checks also see the top-level bindings of its earlier runs. */
   createSession(owner?: string): TypecheckSession;
+  /** Starts a typecheck worker with the declarations now, so the first check does not wait for TypeScript to load. */
+  prepare(): void;
   /** Replaces the declarations, e.g. after the capabilities were rebuilt. */
   setDeclarations(declarations: ReadonlyMap<string, string>): void;
   /** Ends its checks, queued and running, with `SPACE_CLOSED`; later checks fail. */
@@ -39,16 +41,20 @@ export function createBoundedTypechecker(options: BoundedTypecheckerOptions): Bo
   let key = declarationsKey(declarations);
   let disposed = false;
   const source = {};
-  const submit = (request: CheckRequest, owner: string) =>
-    new Promise<CheckResult>((resolve, reject) => {
+  const submit = (request: CheckRequest, owner: string) => {
+    // A check waiting for a worker keeps the process alive, as a check on this thread would (workers never do).
+    const alive = setInterval(() => undefined, 2 ** 30);
+    return new Promise<CheckResult>((resolve, reject) => {
       if (disposed) throw new AgentSpacesError('INTERNAL', 'This typechecker was disposed; create a new one');
       const oversized = oversizedSource(request.code, budget.maxSourceBytes);
       if (oversized) throw oversized;
       pool.submit({ source, owner, key, declarations, request, timeoutMs: budget.timeoutMs, resolve, reject });
-    });
+    }).finally(() => clearInterval(alive));
+  };
   return {
     check: async (code, owner = '') => (await submit({ code }, owner)).diagnostics,
     createSession: (owner = '') => new BatchedSession((request) => submit(request, owner)),
+    prepare: () => pool.prepare(key, declarations),
     setDeclarations(next) {
       declarations = next;
       key = declarationsKey(next);

@@ -71,9 +71,20 @@ export class CheckPool {
     this.#dispatch();
   }
 
+  /**
+   * Starts a worker and hands it `declarations` (keyed `key`) ahead of the first check, when no worker runs yet and
+   * one is free: TypeScript then loads while the caller does other work.
+   */
+  prepare(key: string, declarations: ReadonlyMap<string, string>): void {
+    if (this.#slots.some((slot) => slot.worker || slot.batch)) return;
+    this.#start(this.#slots[0]!, { job: ++this.#jobs, owner: READYING, key, declarations, items: [] }, true);
+  }
+
   #dispatch(): void {
+    // While a worker is being readied, checks wait for it rather than start another one from nothing.
+    const readying = this.#slots.some((slot) => slot.batch?.owner === READYING);
     for (const slot of this.#slots) {
-      if (slot.batch) continue;
+      if (slot.batch || (readying && !slot.worker)) continue;
       const batch = this.#next();
       if (!batch) return;
       this.#start(slot, batch, false);
@@ -110,7 +121,6 @@ export class CheckPool {
       ...(withDeclarations ? { declarations: [...batch.declarations] } : {}),
       requests: batch.items.map((item) => item.request),
     };
-    // A job's timer, not its worker, keeps the process alive: idle and readying workers never hold it.
     clearTimeout(batch.timer);
     const notReady = () => {
       this.#terminate(slot);
