@@ -47,9 +47,10 @@ interface Slot {
 /**
  * Typecheck workers shared by every typechecker of the process with the same heap budget: checks run off the event
  * loop, each job under a time budget (the worker is terminated past it) and a heap budget (the worker's
- * `maxOldGenerationSizeMb`). A free worker goes to the owner with the fewest jobs running, the longest unserved among
- * equals, so one owner's queue of heavy checks never starves another's light one; a job holds scripts of one owner
- * only, and a job over budget is checked again script by script, so only the script over budget fails.
+ * `maxOldGenerationSizeMb`). A free worker goes to the longest unserved owner that runs no job now, so one owner's
+ * queue of heavy checks never starves another's light one; a job holds scripts of one owner only, and a job over
+ * budget is checked again script by script, so only the script over budget fails. Workers never keep the process
+ * alive; the checks waiting for them do.
  */
 export class CheckPool {
   readonly #memoryMb: number;
@@ -178,8 +179,9 @@ export class CheckPool {
    * one by one. A new worker is readied for the same declarations at once, unless a job already waits for the slot.
    */
   #overBudget(slot: Slot, budget: 'time' | 'memory'): void {
-    const batch = slot.batch!;
+    const batch = slot.batch;
     this.#terminate(slot);
+    if (!batch) return;
     const limit = budget === 'time' ? batch.items[0]!.timeoutMs : this.#memoryMb;
     const message =
       budget === 'time'
