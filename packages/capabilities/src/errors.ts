@@ -94,7 +94,7 @@ export const ERROR_CODES = {
   TYPECHECK_LIMIT: {
     families: ['compile', 'run'],
     description:
-      "The typecheck of the agent's code (or a skill) went over its budget and was stopped; `data.budget` says which (`time`, `memory`, `size`) and `data.limit` its value. The run was refused.",
+      "The typecheck of the agent's code (or a skill) went over its budget and was stopped, or its client already has 32 checks waiting; `data.budget` says which (`time`, `memory`, `size`, `queue`) and `data.limit` its value. The run was refused.",
   },
   IMPORT_NOT_FOUND: {
     families: ['run'],

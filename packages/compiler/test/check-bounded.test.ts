@@ -79,6 +79,18 @@ describe('bounded typechecker', () => {
     expect(settled.indexOf('victim')).toBeLessThan(settled.indexOf('bomb 1'));
   });
 
+  it('refuses the checks of one owner past 32 waiting, at once, and serves the others and other owners', async () => {
+    const checker = createBoundedTypechecker({ declarations });
+    const floods = await Promise.allSettled(Array.from({ length: 40 }, () => checker.check(good, 'flood')));
+    const refused = floods.filter((f) => f.status === 'rejected').map((f) => (f as PromiseRejectedResult).reason as { code: string; data: unknown });
+    // One is running (or about to) when the others arrive: 32 wait, the rest are refused.
+    expect(refused.length).toBeGreaterThanOrEqual(7);
+    expect(refused.length).toBeLessThanOrEqual(8);
+    for (const error of refused) expect(error).toMatchObject({ code: 'TYPECHECK_LIMIT', data: { budget: 'queue', limit: 32 } });
+    for (const f of floods) if (f.status === 'fulfilled') expect(f.value).toEqual([]);
+    expect(await checker.check(good, 'other')).toEqual([]);
+  });
+
   it('a bomb in a batch fails alone: the owner’s other scripts of the batch are answered', async () => {
     const checker = createBoundedTypechecker({ declarations, budget: { timeoutMs: 1_500 } });
     const checks = [checker.check(good, 'a'), checker.check(TYPE_BOMBS['huge-union'], 'a'), checker.check(bad, 'a')];

@@ -9,6 +9,8 @@ import type { CheckJob, FromWorker } from './worker-protocol.js';
 const MAX_BATCH = 16;
 /** The owner of a job that readies a new worker: no client's name. */
 const READYING = '\0readying';
+/** Most checks one owner may have waiting; one more is refused at once (each holds a script of up to 256 KiB). */
+const MAX_QUEUED_PER_OWNER = 32;
 /** Longest a worker may take to start and take in a job's declarations before the job fails. */
 const READY_MS = 60_000;
 
@@ -64,9 +66,16 @@ export class CheckPool {
     this.#slots = Array.from({ length: workers }, () => ({}));
   }
 
-  /** Queues a check; it is answered through its `resolve` / `reject`. */
+  /**
+   * Queues a check; it is answered through its `resolve` / `reject`. An owner with {@link MAX_QUEUED_PER_OWNER} checks
+   * waiting gets `TYPECHECK_LIMIT` (`data.budget: "queue"`) at once: one client cannot fill the host's memory with them.
+   */
   submit(check: PendingCheck): void {
     const queue = this.#queues.get(check.owner);
+    if (queue && queue.length >= MAX_QUEUED_PER_OWNER) {
+      const message = `${MAX_QUEUED_PER_OWNER} checks of this client are waiting already: wait for their answers before sending more`;
+      return check.reject(new AgentSpacesError('TYPECHECK_LIMIT', message, { budget: 'queue', limit: MAX_QUEUED_PER_OWNER }));
+    }
     if (queue) queue.push(check);
     else this.#queues.set(check.owner, [check]);
     this.#dispatch();
