@@ -57,6 +57,8 @@ describe('one client cannot hold or crash another', () => {
   ])('while the first client %s, the second keeps getting answers', async (_what, code, expected) => {
     const [first, second] = await Promise.all([connect(), connect()]);
     try {
+      // Warm: the typecheck worker has loaded TypeScript, so the second client's rounds measure the sandbox alone.
+      expect((await callTool(second, 'execute', { code: 'return 6 * 7;' })).body.result).toBe(42);
       const hostile = callTool(first, 'execute', { code });
       const { answers } = await keepAsking(second, hostile);
       const outcome = await hostile;

@@ -181,6 +181,16 @@ export class CheckPool {
     this.#release(slot);
     batch.items.forEach((item, i) => item.resolve(message.results[i]!));
     this.#dispatch();
+    this.#readyAnother(batch);
+  }
+
+  /**
+   * Readies a worker in a slot that has none, for `batch`'s declarations, once nothing waits: a second owner's check
+   * then finds a warm worker rather than waiting for TypeScript to load.
+   */
+  #readyAnother(batch: Batch): void {
+    const cold = this.#slots.find((slot) => !slot.worker && !slot.batch);
+    if (cold && this.#queues.size === 0) this.#start(cold, { ...batch, job: ++this.#jobs, owner: READYING, items: [] }, true);
   }
 
   /**
