@@ -278,6 +278,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const typecheck = new Typecheck(declarations, options.typecheckBudget);
   const sessions = new Set<Session>();
   const checkByDefault = options.typecheck ?? true;
+  const { maxSourceBytes } = resolveTypecheckBudget(options.typecheckBudget);
   // Its runs will be checked: TypeScript loads in a worker while the space is put to use.
   if (checkByDefault) typecheck.prepare();
 
@@ -288,7 +289,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
         typecheck: session?.typecheck ?? typecheck,
         execute,
         checkByDefault,
-        maxSourceBytes: resolveTypecheckBudget(options.typecheckBudget).maxSourceBytes,
+        maxSourceBytes,
         approveScripts,
         space: name,
         ...(session ? { sessionId: session.id } : {}),
