@@ -1,5 +1,6 @@
 import { AgentSpacesError } from '@agent-spaces/capabilities';
-import type { ApprovalAnswer, ApprovalRequest, Approver } from './types.js';
+import { MemoryApprovalStore } from './stores/approvals.js';
+import type { ApprovalAnswer, ApprovalRequest, ApprovalStore, Approver } from './types.js';
 
 /** Default time a pending approval waits before it counts as denied. */
 const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
@@ -28,6 +29,8 @@ export interface ApprovalDeskOptions {
   /** Wait for {@link Approvals.resolve} when there is no approver, instead of denying at once. */
   awaitResolve?: boolean;
   timeoutMs?: number;
+  /** Where the requests wait (default: in memory, a {@link MemoryApprovalStore}). */
+  store?: ApprovalStore;
 }
 
 /**
@@ -38,12 +41,15 @@ export class ApprovalDesk implements Approvals {
   readonly #approver: Approver | undefined;
   readonly #awaitResolve: boolean;
   readonly #timeoutMs: number;
-  readonly #pending = new Map<string, { request: ApprovalRequest; settle: Settle }>();
+  readonly #store: ApprovalStore;
+  /** How each request this desk waits on is settled, by id: the store keeps the requests, the waiting stays here. */
+  readonly #waiting = new Map<string, Settle>();
 
   constructor(options: ApprovalDeskOptions = {}) {
     this.#approver = options.approver;
     this.#awaitResolve = options.awaitResolve ?? false;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    this.#store = options.store ?? new MemoryApprovalStore();
   }
 
   /**
@@ -55,13 +61,13 @@ export class ApprovalDesk implements Approvals {
   }
 
   pending(): ApprovalRequest[] {
-    return [...this.#pending.values()].map((entry) => entry.request);
+    return this.#store.pending();
   }
 
   resolve(id: string, answer: ApprovalAnswer): boolean {
-    const entry = typeof id === 'string' ? this.#pending.get(id) : undefined;
-    if (!entry) return false;
-    entry.settle(
+    const settle = typeof id === 'string' ? this.#waiting.get(id) : undefined;
+    if (!settle) return false;
+    settle(
       {
         approved: answer?.approved === true,
         by: typeof answer?.by === 'string' ? answer.by : 'resolve',
@@ -82,20 +88,21 @@ export class ApprovalDesk implements Approvals {
     const approver = options.approver ?? this.#approver;
     if (!this.canAsk(approver)) return Promise.resolve({ approved: false, by: 'no-approver', reason: 'no approver is configured' });
     if (signal.aborted) return Promise.reject(aborted());
-    if (this.#pending.has(request.id)) {
+    if (!this.#store.add(request)) {
       return Promise.reject(new AgentSpacesError('INTERNAL', `Approval request ${request.id} is already pending`));
     }
     return new Promise<ApprovalOutcome>((resolve, reject) => {
       const asking = new AbortController();
       // `withdraw` says how the request ended when the approver did not answer it; its signal then aborts with that reason.
       const finish = (withdraw: string | undefined) => {
-        this.#pending.delete(request.id);
+        this.#waiting.delete(request.id);
+        this.#store.remove(request.id);
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         if (withdraw !== undefined) asking.abort(withdraw);
       };
       const settle: Settle = (outcome, withdraw) => {
-        if (this.#pending.get(request.id)?.settle !== settle) return;
+        if (this.#waiting.get(request.id) !== settle) return;
         finish(withdraw);
         resolve(outcome);
       };
@@ -107,7 +114,7 @@ export class ApprovalDesk implements Approvals {
       const timer = setTimeout(() => settle({ approved: false, by: 'timeout', reason: late }, late), this.#timeoutMs);
       timer.unref?.();
       signal.addEventListener('abort', onAbort, { once: true });
-      this.#pending.set(request.id, { request, settle });
+      this.#waiting.set(request.id, settle);
       options.onPending?.();
       if (!approver) return;
       Promise.resolve()

@@ -93,12 +93,14 @@ export function createBridge(options: BridgeOptions): Bridge {
     ...(options.onApproval ? { approver: options.onApproval } : {}),
     ...(options.awaitApprovals ? { awaitResolve: true } : {}),
     ...(options.approvalTimeoutMs ? { timeoutMs: options.approvalTimeoutMs } : {}),
+    ...(options.approvalStore ? { store: options.approvalStore } : {}),
   });
   const limiter = createRateLimiter({
     capabilities,
     ...(options.rateLimits ? { overrides: options.rateLimits } : {}),
     ...(options.rateLimitMaxWaitMs ? { maxWaitMs: options.rateLimitMaxWaitMs } : {}),
     ...(options.rateLimitHistory ? { history: options.rateLimitHistory } : {}),
+    ...(options.rateLimitStore ? { store: options.rateLimitStore } : {}),
   });
   let sequence = 0;
   const redactText = redactor ? redactor.text : (text: string) => text;

@@ -15,6 +15,10 @@ export {
   type AuditSink,
 } from './audit.js';
 export { readAuditLog, streamAuditLogs, type AuditRead } from './audit-read.js';
+/** Stores of the bridge's state: an interface each, and the embedded implementation (files and memory). */
+export { FileAuditStore, type AuditStore, type FileAuditStoreOptions } from './stores/audit.js';
+export { MemoryRateLimitStore, type Admission, type RateLimitStore, type RateWindow } from './stores/rate-limit.js';
+export { MemoryApprovalStore } from './stores/approvals.js';
 export { createPolicy } from './policy.js';
 export { checkPolicyNames } from './policy-names.js';
 export { placeholderNames, secretsFromEnv } from './redact.js';
@@ -24,6 +28,7 @@ export type {
   ApprovalAnswer,
   ApprovalContext,
   ApprovalRequest,
+  ApprovalStore,
   Approver,
   BridgeOptions,
   CallEvent,

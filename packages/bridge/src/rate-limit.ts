@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { AgentSpacesError, ratePeriodMs, type RateLimit } from '@agent-spaces/capabilities';
+import { MemoryRateLimitStore, type RateLimitStore, type RateWindow } from './stores/rate-limit.js';
 import type { HostCapability, PendingCall } from './types.js';
 
 /** Options of {@link createRateLimiter}. */
@@ -11,6 +12,8 @@ export interface RateLimiterOptions {
   maxWaitMs?: number;
   /** Calls admitted before this limiter existed (read back from the audit log), so limits hold across processes. */
   history?: Iterable<{ capability: string; function: string; at: number }>;
+  /** Where admitted calls are counted (default: in memory, a {@link MemoryRateLimitStore}). */
+  store?: RateLimitStore;
 }
 
 /** Admits calls under their capability's and function's rate limits. */
@@ -22,14 +25,6 @@ export interface RateLimiter {
   acquire(call: PendingCall): Promise<void>;
 }
 
-/** A sliding window: the start times of the calls admitted within the last `periodMs`. */
-interface Window {
-  key: string;
-  requests: number;
-  periodMs: number;
-  admitted: number[];
-}
-
 /**
  * Creates the host's rate limiter; its windows live as long as it does (one per space: across runs and sessions).
  * Returns undefined when no capability has a limit.
@@ -37,22 +32,24 @@ interface Window {
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter | undefined {
   const overrides = options.overrides ?? {};
   const maxWaitMs = options.maxWaitMs ?? 0;
-  const windows = new Map<string, Window[]>();
+  const store = options.store ?? new MemoryRateLimitStore();
+  const windows = new Map<string, RateWindow[]>();
   for (const capability of options.capabilities) {
     const capabilityLimit = pick(overrides, [capability.id, capability.exportName]) ?? capability.config.rateLimit;
-    const shared = capabilityLimit && window(capability.id, capabilityLimit);
+    const shared = capabilityLimit && window(capability.id, capability.id, capabilityLimit);
     for (const fn of capability.functions.values()) {
       const names = [capability.id, capability.exportName].flatMap((c) => [`${c}.${fn.name}`, `${c}.${fn.sourceName}`]);
       const fnLimit = pick(overrides, names);
-      const list = [...(shared ? [shared] : []), ...(fnLimit ? [window(`${capability.id}.${fn.name}`, fnLimit)] : [])];
+      const list = [...(shared ? [shared] : []), ...(fnLimit ? [window(`${capability.id}\0${fn.name}`, `${capability.id}.${fn.name}`, fnLimit)] : [])];
       if (list.length > 0) windows.set(`${capability.id}\0${fn.name}`, list);
     }
   }
   if (windows.size === 0) return undefined;
-  for (const past of options.history ?? []) {
-    for (const w of windows.get(`${past.capability}\0${past.function}`) ?? []) w.admitted.push(past.at);
+  const past = new Map<string, number[]>();
+  for (const call of options.history ?? []) {
+    for (const w of windows.get(`${call.capability}\0${call.function}`) ?? []) (past.get(w.id) ?? past.set(w.id, []).get(w.id)!).push(call.at);
   }
-  for (const list of windows.values()) for (const w of list) w.admitted.sort((a, b) => a - b);
+  for (const [id, times] of past) store.seed(id, times);
 
   return {
     async acquire(call) {
@@ -61,19 +58,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter | un
       const started = Date.now();
       for (;;) {
         const now = Date.now();
-        let waitMs = 0;
-        let limiting: Window | undefined;
-        for (const w of list) {
-          while (w.admitted.length > 0 && w.admitted[0]! <= now - w.periodMs) w.admitted.shift();
-          if (w.admitted.length >= w.requests) {
-            const free = w.admitted[w.admitted.length - w.requests]! + w.periodMs - now;
-            if (free > waitMs) [waitMs, limiting] = [free, w];
-          }
-        }
-        if (!limiting) {
-          for (const w of list) w.admitted.push(now);
-          return;
-        }
+        const admission = await store.admit(list, now);
+        if (admission.admitted) return;
+        const { window: limiting, waitMs } = admission;
         if (now - started + waitMs > maxWaitMs) {
           throw new AgentSpacesError(
             'RATE_LIMITED',
@@ -89,8 +76,8 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter | un
   };
 }
 
-function window(key: string, limit: RateLimit): Window {
-  return { key, requests: limit.requests, periodMs: ratePeriodMs(limit.period), admitted: [] };
+function window(id: string, key: string, limit: RateLimit): RateWindow {
+  return { id, key, requests: limit.requests, periodMs: ratePeriodMs(limit.period) };
 }
 
 function pick(overrides: Readonly<Record<string, RateLimit>>, keys: string[]): RateLimit | undefined {

@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { Context } from '@opentelemetry/api';
 import type { AuditSink } from './audit.js';
+import type { RateLimitStore } from './stores/rate-limit.js';
 import type {
   CapabilityConfig,
   RateLimit,
@@ -92,6 +93,20 @@ export interface ApprovalRequest {
   sessionId?: string;
 }
 
+/**
+ * Where approval requests wait for their answer (`space.approvals.pending()` lists them); the embedded one is
+ * `MemoryApprovalStore`. The call that waits, and the answer that reaches it, stay with the approval desk of its
+ * process; the store keeps the requests. (It lives here, beside {@link ApprovalRequest}, so that no import runs in a circle.)
+ */
+export interface ApprovalStore {
+  /** Puts `request` on record as waiting; false (and nothing recorded) when a request with its id waits already. */
+  add(request: ApprovalRequest): boolean;
+  /** The waiting requests, oldest first. */
+  pending(): ApprovalRequest[];
+  /** Takes the request `id` off the record once it is answered, timed out or withdrawn (nothing when it is not there). */
+  remove(id: string): void;
+}
+
 /** A person's (or a program's) answer to an {@link ApprovalRequest}; `by` names who answered, for the audit log. */
 export interface ApprovalAnswer {
   approved: boolean;
@@ -149,12 +164,16 @@ export interface BridgeOptions {
   awaitApprovals?: boolean;
   /** A pending approval counts as denied after this many ms (default 300 000). */
   approvalTimeoutMs?: number;
+  /** Where approval requests wait (default: in memory). */
+  approvalStore?: ApprovalStore;
   /** Rate limits by `'<capability>'` or `'<capability>.<function>'`, replacing the capabilities' `config.rateLimit`. */
   rateLimits?: Readonly<Record<string, RateLimit>>;
   /** How long a call over a rate limit waits for a slot before failing with `RATE_LIMITED` (default 0). */
   rateLimitMaxWaitMs?: number;
   /** Calls admitted earlier (by another process of the same space), counted against the rate limits. */
   rateLimitHistory?: Iterable<{ capability: string; function: string; at: number }>;
+  /** Where calls admitted under rate limits are counted (default: in memory, for the bridge's life). */
+  rateLimitStore?: RateLimitStore;
   /** Replaces secret values in every outcome (see `createRedactor`). */
   redactor?: Redactor;
   /** Receives one record per call, synchronously, before the outcome is returned (see `AuditLog`). */

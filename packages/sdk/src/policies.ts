@@ -1,15 +1,14 @@
 import { createRedactor, ratePeriodMs, type McpServers, type PoliciesConfig, type Redactor } from '@agent-spaces/capabilities';
 import {
-  AuditLog,
   DEFAULT_AUDIT_ROTATION,
-  auditLogFile,
+  FileAuditStore,
   checkPolicyNames,
   createPolicy,
   placeholderNames,
-  readAuditLog,
   secretsFromEnv,
   type Approver,
-  type AuditRotation,
+  type AuditStore,
+  type FileAuditStoreOptions,
   type BridgeOptions,
   type HostCapability,
   type PolicyHook,
@@ -44,7 +43,7 @@ export interface Gate {
  * variables capabilities use as `${VAR}` (executor specs, `mcpServers` when given) plus `policies.secrets`. Rate
  * limits start from the calls the audit log holds for their longest window, so they also hold across processes.
  */
-export function createGate(options: GateOptions, capabilities: readonly HostCapability[]): Gate {
+export async function createGate(options: GateOptions, capabilities: readonly HostCapability[]): Promise<Gate> {
   const policies = options.policies ?? {};
   // Checks every field of `policies` (CONFIG_INVALID), also when the space's own `policy` hook is used instead.
   const rulesPolicy = createPolicy(policies);
@@ -55,10 +54,9 @@ export function createGate(options: GateOptions, capabilities: readonly HostCapa
     ...placeholderNames(options.mcpServers ?? {}),
   ]);
   const redactor = createRedactor(secretsFromEnv(names, options.env));
-  const auditFile = policies.audit === false ? undefined : auditLogFile(options.outDir, options.name);
-  const audit = auditFile === undefined ? undefined : new AuditLog(auditFile, options.name, auditOptions(policies.audit));
+  const audit = policies.audit === false ? undefined : new FileAuditStore(options.outDir, options.name, auditOptions(policies.audit));
   const windowMs = longestWindowMs(policies, capabilities);
-  const history = windowMs > 0 && auditFile !== undefined ? admittedCalls(auditFile, windowMs) : undefined;
+  const history = windowMs > 0 && audit !== undefined ? await admittedCalls(audit, windowMs) : undefined;
   return {
     bridgeOptions: {
       policy: options.policy ?? rulesPolicy,
@@ -72,13 +70,13 @@ export function createGate(options: GateOptions, capabilities: readonly HostCapa
       ...(audit ? { audit } : {}),
     },
     redactor,
-    auditFile,
+    auditFile: audit?.file,
     close: () => audit?.close(),
   };
 }
 
-/** The {@link AuditLog} options of `policies.audit` (rotation: its `maxBytes` / `keep` over the defaults). */
-function auditOptions(audit: PoliciesConfig['audit']): { fsync: boolean; rotation: AuditRotation } {
+/** The {@link FileAuditStore} options of `policies.audit` (rotation: its `maxBytes` / `keep` over the defaults). */
+function auditOptions(audit: PoliciesConfig['audit']): FileAuditStoreOptions {
   if (typeof audit !== 'object') return { fsync: audit === 'fsync', rotation: DEFAULT_AUDIT_ROTATION };
   return { fsync: audit.fsync === true, rotation: { maxBytes: audit.maxBytes ?? DEFAULT_AUDIT_ROTATION.maxBytes, keep: audit.keep ?? DEFAULT_AUDIT_ROTATION.keep } };
 }
@@ -93,8 +91,8 @@ function longestWindowMs(policies: PoliciesConfig, capabilities: readonly HostCa
  * Calls within the last `windowMs` that passed the gate, read from the end of the audit log (so start-up does not
  * read the rest of it): earlier processes of this space count against its limits.
  */
-function admittedCalls(file: string, windowMs: number): { capability: string; function: string; at: number }[] {
-  const { records } = readAuditLog(file, { since: new Date(Date.now() - windowMs) });
+async function admittedCalls(audit: AuditStore, windowMs: number): Promise<{ capability: string; function: string; at: number }[]> {
+  const { records } = await audit.calls(new Date(Date.now() - windowMs));
   return records
     .filter((r) => (r.decision?.kind === 'allow' || r.decision?.approved === true) && (r.outcome.ok || r.outcome.code !== 'RATE_LIMITED'))
     .map((r) => ({ capability: r.capability, function: r.function, at: Date.parse(r.time) - r.durationMs }));

@@ -252,10 +252,10 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     ...(inline.ids.length > 0 ? await loadCapabilities(inline.capabilitiesDir, inline.ids, { ...inline.handlers, ...options.handlers }) : []),
   ];
   const { capabilities, hidden } = withoutHidden(loaded, options.hideFunctions);
-  let gate: ReturnType<typeof createGate>;
+  let gate: Awaited<ReturnType<typeof createGate>>;
   try {
     // Policies are checked against every function, hidden ones included: a rule about one stays valid.
-    gate = createGate({ ...options, name, outDir, ...(mcp ? { mcpServers: mcp.servers, env: mcp.env } : {}) }, [...loaded, std]);
+    gate = await createGate({ ...options, name, outDir, ...(mcp ? { mcpServers: mcp.servers, env: mcp.env } : {}) }, [...loaded, std]);
   } catch (error) {
     // Bad `policies` fail here, after inline definitions were compiled: leave nothing behind.
     await Promise.all([inline.dispose(), mcp?.close()]);

@@ -1,0 +1,52 @@
+import { AuditLog, auditLogFile, type AuditEntry, type AuditRotation, type AuditSink } from '../audit.js';
+import { readAuditLog, type AuditRead } from '../audit-read.js';
+
+/**
+ * Where a space's audit records are kept: the bridge appends one per call (and one as a call starts waiting for
+ * approval), and a new space reads the recent calls back to rebuild its rate-limit windows.
+ */
+export interface AuditStore extends AuditSink {
+  /**
+   * Puts `entry` on record (the store adds the space). Synchronous: the call's outcome waits for it, and when it
+   * throws the call fails closed (`INTERNAL`); it must not return before the entry is durable.
+   */
+  append(entry: AuditEntry): void;
+  /** The ended calls at or after `since`, oldest first (lines of calls that started waiting are left out). */
+  calls(since: Date): Promise<AuditRead>;
+  /** Stops writing; later appends throw. */
+  close(): void;
+}
+
+/** Options of {@link FileAuditStore}: `fsync` flushes each line to disk; `rotation: false` never rotates. */
+export interface FileAuditStoreOptions {
+  fsync?: boolean;
+  rotation?: AuditRotation | false;
+}
+
+/**
+ * The embedded {@link AuditStore}: the JSON Lines file `<outDir>/audit/<space>.jsonl` ({@link AuditLog}), rotated by
+ * size, read back from its end.
+ */
+export class FileAuditStore implements AuditStore {
+  /** The log's file (its rotated files sit beside it). */
+  readonly file: string;
+  readonly #log: AuditLog;
+
+  /** Opens (creating it as needed) the log of `space` under `outDir`; `CONFIG_INVALID` when the name cannot name a file. */
+  constructor(outDir: string, space: string, options: FileAuditStoreOptions = {}) {
+    this.file = auditLogFile(outDir, space);
+    this.#log = new AuditLog(this.file, space, options);
+  }
+
+  append(entry: AuditEntry): void {
+    this.#log.append(entry);
+  }
+
+  async calls(since: Date): Promise<AuditRead> {
+    return readAuditLog(this.file, { since });
+  }
+
+  close(): void {
+    this.#log.close();
+  }
+}

@@ -1,0 +1,62 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FileAuditStore, MemoryApprovalStore, MemoryRateLimitStore, auditLogFile, createBridge, readAuditLog } from '../src/index.js';
+import { errorOf, memoryCapability, msg } from './fixtures.js';
+import { storeContract } from './stores-contract.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'stores-test-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+storeContract('embedded stores', {
+  audit: (space) => new FileAuditStore(dir, space),
+  rateLimits: () => new MemoryRateLimitStore(),
+  approvals: () => new MemoryApprovalStore(),
+});
+
+describe('the embedded audit store', () => {
+  it('keeps the log of a space in <outDir>/audit/<space>.jsonl', () => {
+    const store = new FileAuditStore(dir, 'where');
+    store.close();
+    expect(store.file).toBe(auditLogFile(dir, 'where'));
+    expect(store.file).toBe(join(dir, 'audit', 'where.jsonl'));
+  });
+});
+
+describe('the bridge keeps its state in the stores it is given', () => {
+  const signal = new AbortController().signal;
+
+  it('counts the calls of two bridges sharing a rate-limit store in one window', async () => {
+    const api = () => memoryCapability('api', [{ name: 'post', run: () => 'posted' }], { rateLimit: { requests: 2, period: 'minute' } });
+    const rateLimitStore = new MemoryRateLimitStore();
+    const [a, b] = [createBridge({ capabilities: [api()], rateLimitStore }), createBridge({ capabilities: [api()], rateLimitStore })];
+    expect((await a.call(msg('api', 'post', {}), signal)).ok).toBe(true);
+    expect((await b.call(msg('api', 'post', {}), signal)).ok).toBe(true);
+    expect(errorOf(await a.call(msg('api', 'post', {}), signal)).code).toBe('RATE_LIMITED');
+  });
+
+  it('keeps a waiting approval request in the approval store until it is answered', async () => {
+    const files = memoryCapability('files', [{ name: 'deleteFile', requiresApproval: true, run: () => 'deleted' }]);
+    const approvalStore = new MemoryApprovalStore();
+    const bridge = createBridge({ capabilities: [files], awaitApprovals: true, approvalStore });
+    const outcome = bridge.call(msg('files', 'deleteFile', { path: 'a' }), signal);
+    for (let i = 0; i < 200 && approvalStore.pending().length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(approvalStore.pending().map((r) => r.function)).toEqual(['deleteFile']);
+    expect(bridge.approvals.pending()).toEqual(approvalStore.pending());
+    expect(bridge.approvals.resolve('1', { approved: true })).toBe(true);
+    expect((await outcome).ok).toBe(true);
+    expect(approvalStore.pending()).toEqual([]);
+  });
+
+  it('appends each call to the audit store it is given', async () => {
+    const audit = new FileAuditStore(dir, 'bridge-audit');
+    const bridge = createBridge({ capabilities: [memoryCapability('mail', [{ name: 'send', run: () => 'sent' }])], audit });
+    await bridge.call(msg('mail', 'send', {}), signal);
+    audit.close();
+    expect(readAuditLog(audit.file).records.map((r) => [r.space, r.capability, r.function, r.outcome.ok])).toEqual([['bridge-audit', 'mail', 'send', true]]);
+  });
+});
