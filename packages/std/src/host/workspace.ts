@@ -48,8 +48,9 @@ export class Workspace {
 
   /**
    * Runs `use` on the file `path` names (see {@link resolve}) opened with `flags` (`O_NOFOLLOW` added), and closes it.
-   * The file is refused, from `fstat` of that same descriptor, when it has more than one hard link, so a link planted
-   * between the check and the use cannot switch files. Never truncates: a writer truncates the handle it is given.
+   * The file is refused, from `fstat` of that same descriptor, when it has more than one hard link, or when the name no
+   * longer names it (swapped during the open), so a link planted between the check and the use cannot switch files.
+   * Never truncates: a writer truncates the handle it is given.
    */
   async withFile<T>(fn: string, path: string, flags: number, use: (handle: FileHandle) => Promise<T>): Promise<T> {
     const real = await this.resolve(fn, path);
@@ -62,7 +63,11 @@ export class Workspace {
       throw error;
     }
     try {
-      ownFile(fn, path, await handle.stat());
+      const opened = ownFile(fn, path, await handle.stat());
+      // A link counted at the open may be gone by the fstat: the name must still be this very file, so an extra name
+      // swapped in and out around the open is caught either way.
+      const named = await lstat(real).catch(() => undefined);
+      if (named?.ino !== opened.ino || named.dev !== opened.dev) throw denied(fn, path, 'was replaced while it was opened');
       return await use(handle);
     } finally {
       await handle.close();
