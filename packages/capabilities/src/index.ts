@@ -139,7 +139,7 @@ export {
   type CatalogFunction,
   type CatalogWords,
 } from './build-output.js';
-export { writeCacheModule } from './cache-module.js';
+export { moduleEntry, type ModuleEntryOptions } from './cache-module.js';
 export {
   OBSERVED_VERSION,
   ResultRecorder,

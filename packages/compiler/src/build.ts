@@ -14,6 +14,7 @@ import {
   type CapabilityIR,
   type CompileErrorCode,
   type Diagnostic,
+  type TypecheckBudget,
 } from '@agent-spaces/capabilities';
 import { type BuiltRecord, readBuiltRecords, recordOf, sameInputs, writeBuildState } from './build-state.js';
 import type { SchemaProblem, ValidatorsCompiler } from '@agent-spaces/bridge';
@@ -64,6 +65,8 @@ export interface BuildOptions {
    * and its globals, as the SDK's `SANDBOX_DECLARATIONS`. Written for editors into the output folder's `types` root.
    */
   sandboxDeclarations?: ReadonlyMap<string, string>;
+  /** What the typecheck of each skill may cost (the config's `typecheck` key; default `DEFAULT_TYPECHECK_BUDGET`). */
+  typecheckBudget?: Partial<TypecheckBudget>;
 }
 
 /**
@@ -335,7 +338,7 @@ async function buildSkills(
   const key = await skillsKey(context.outDir, context.compiler, others, options.sandboxDeclarations);
   const declarations = () => skillDeclarations(context.outDir, options.sandboxDeclarations, others.map((r) => r.id));
   const last = records.find((r) => r.id === SKILLS_ID);
-  const result = await readSkills(context.rootDir, skills, key, declarations, force ? undefined : last?.inputs);
+  const result = await readSkills(context.rootDir, skills, key, declarations, { budget: options.typecheckBudget, last: force ? undefined : last?.inputs });
   for (const [file, diagnostics] of result.failures) report({ id: SKILLS_ID, file, status: 'failed', diagnostics, durationMs: 0 });
   if (result.unchanged && last) {
     report({ id: SKILLS_ID, file: SKILLS_DIR, status: 'unchanged', diagnostics: [], durationMs: performance.now() - started });

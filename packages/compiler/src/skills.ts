@@ -103,23 +103,24 @@ export async function skillsUnchanged(rootDir: string, files: readonly string[],
 
 /**
  * Checks and bundles the skill `files` (relative to `rootDir`) against `declarations` (file name → text: the built
- * capabilities and the sandbox's own, read only when needed); never throws for a bad skill, which fails alone: the
- * module is built from the others. `key` names what they are checked against ({@link skillsKey}). Nothing is read or
- * checked when the files and key are those of `last` (the inputs of the last build), which then is `unchanged`.
+ * capabilities and the sandbox's own, read only when needed) under the typecheck `budget`; never throws for a bad
+ * skill, which fails alone: the module is built from the others. `key` names what they are checked against
+ * ({@link skillsKey}). Nothing is read or checked when the files and key are those of `last` (the inputs of the last
+ * build), which then is `unchanged`.
  */
 export async function readSkills(
   rootDir: string,
   files: readonly string[],
   key: string,
   declarations: () => Promise<ReadonlyMap<string, string>>,
-  last?: Record<string, string>,
+  { budget, last }: { budget?: Partial<TypecheckBudget> | undefined; last?: Record<string, string> | undefined } = {},
 ): Promise<SkillsResult> {
   const read = await readSkillFiles(rootDir, files, key);
   const { codes, failures, inputs } = read;
   if (unchangedSince(read, last)) return { unchanged: true, failures, inputs };
   const skills: Skill[] = [];
   const { default: typescript } = await import('typescript');
-  const checker = createBoundedTypechecker({ declarations: await declarations() });
+  const checker = createBoundedTypechecker({ declarations: await declarations(), ...(budget ? { budget } : {}) });
   try {
     for (const [file, code] of codes) {
       const checked = await checkOne(typescript, checker, file, code);

@@ -41,6 +41,15 @@ async function project(files: Record<string, string>) {
 const statusOf = (report: BuildReport, id: string) => report.capabilities.filter((c) => c.id === id).map((c) => `${c.file} ${c.status}`);
 
 describe('skills in a build', () => {
+  it('check each skill under the typecheck budget given, so a skill over it fails alone with TYPECHECK_LIMIT', async () => {
+    const p = await project({ 'capabilities/counter.json': counter('by'), 'skills/add.ts': ADD, 'skills/greet.ts': `${GREET}${'// padding\n'.repeat(100)}` });
+    const report = await buildCapabilities({ rootDir: p.dir, sources: ['capabilities/*.json'], typecheckBudget: { maxSourceBytes: 1_000 } });
+    expect(statusOf(report, 'skills').sort()).toEqual(['skills built', 'skills/greet.ts failed']);
+    expect(report.capabilities.find((c) => c.file === 'skills/greet.ts')?.diagnostics[0]).toMatchObject({ code: 'TYPECHECK_LIMIT' });
+    // Without the small budget, the same skill builds.
+    expect(statusOf(await buildCapabilities({ rootDir: p.dir, sources: ['capabilities/*.json'], force: true }), 'skills')).toEqual(['skills built']);
+  });
+
   it('are taken as unchanged from the build records alone, without reading the capabilities declarations', async () => {
     const p = await project({ 'capabilities/counter.json': counter('by'), 'skills/add.ts': ADD });
     expect(statusOf(await p.build(), 'skills')).toEqual(['skills built']);

@@ -199,7 +199,7 @@ async function loadProject(options: SkillProject) {
 async function build(project: Awaited<ReturnType<typeof loadProject>>): Promise<BuildReport> {
   const { buildCapabilities, configSources } = await import('@agent-spaces/compiler');
   const { rootDir, config } = project;
-  return buildCapabilities({ rootDir, sandboxDeclarations: SANDBOX_DECLARATIONS, sources: config.capabilities, configSources: configSources(config), outDir: config.outDir });
+  return buildCapabilities({ rootDir, sandboxDeclarations: SANDBOX_DECLARATIONS, sources: config.capabilities, configSources: configSources(config), outDir: config.outDir, typecheckBudget: config.typecheck });
 }
 
 /** Saves and deletes in this process, one at a time, so that their builds never overlap. */

@@ -48,6 +48,7 @@ export async function buildProject(project: Project, flags: BuildFlags, progress
     sources: project.config.capabilities,
     configSources: configSources(project.config),
     outDir: project.outDir,
+    typecheckBudget: project.config.typecheck,
     force: flags.force,
     refresh: flags.refresh,
     onProgress: progress

@@ -1,29 +1,20 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { writeCacheModule } from '@agent-spaces/capabilities';
-
-/** The typecheck worker's bundle in `dist/`, beside the package's bundle (`npm run build` writes it). */
-const BUILT_WORKER = './check-worker.bundle.js';
-
-let entry: Promise<string> | undefined;
+import { moduleEntry } from '@agent-spaces/capabilities';
 
 /**
- * Path of the typecheck worker's entry: the built bundle beside this module, else (running from the TypeScript
- * sources) `./check-worker.ts` bundled on first use into `node_modules/.cache/` of this package, where its
- * dependencies resolve.
+ * Path of the typecheck worker's entry: the built bundle beside this module (`npm run build` writes
+ * `dist/check-worker.bundle.js`), else (running from the TypeScript sources) `./check-worker.ts` bundled on first use
+ * into `node_modules/.cache/` of this package, where its dependencies resolve.
  */
-export function checkWorkerEntry(): Promise<string> {
-  entry ??= locate().catch((error: unknown) => {
-    entry = undefined;
-    throw error;
-  });
-  return entry;
-}
+export const checkWorkerEntry = moduleEntry({
+  built: new URL('./check-worker.bundle.js', import.meta.url),
+  cacheDir: new URL('../../node_modules/.cache/agent-spaces-compiler/', import.meta.url),
+  name: 'check-worker',
+  bundle: bundleWorker,
+});
 
-async function locate(): Promise<string> {
-  const built = new URL(BUILT_WORKER, import.meta.url);
-  if (existsSync(built)) return fileURLToPath(built);
+async function bundleWorker(): Promise<string> {
   const { build } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
   const result = await build({
     entryPoints: [fileURLToPath(new URL('./check-worker.ts', import.meta.url))],
@@ -36,6 +27,5 @@ async function locate(): Promise<string> {
     external: ['typescript'],
     conditions: ['@agent-spaces/source'],
   });
-  const dir = fileURLToPath(new URL('../../node_modules/.cache/agent-spaces-compiler/', import.meta.url));
-  return writeCacheModule(dir, 'check-worker', result.outputFiles[0]!.text);
+  return result.outputFiles[0]!.text;
 }

@@ -1,33 +1,22 @@
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { writeCacheModule } from '@agent-spaces/capabilities';
+import { moduleEntry } from '@agent-spaces/capabilities';
 import { preludeSources } from '../prelude-source.js';
 
 /** Where `npm run build` writes {@link bundleChild}'s result, beside the package's bundle in `dist/`. */
 export const CHILD_FILE = 'process-child.mjs';
-
-let entry: Promise<string> | undefined;
 
 /**
  * Path of the sandbox process's entry: {@link CHILD_FILE} when the build wrote one beside this module, else (running
  * from the TypeScript sources) bundled on first use into `node_modules/.cache/` of this package, where the bundle's
  * dependencies resolve. Later calls in the same process get the cached result.
  */
-export function childEntry(): Promise<string> {
-  entry ??= locate().catch((error: unknown) => {
-    entry = undefined;
-    throw error;
-  });
-  return entry;
-}
-
-async function locate(): Promise<string> {
-  const built = new URL(`./${CHILD_FILE}`, import.meta.url);
-  if (existsSync(built)) return fileURLToPath(built);
-  const dir = fileURLToPath(new URL('../../node_modules/.cache/agent-spaces-runtime/', import.meta.url));
-  return writeCacheModule(dir, 'process-child', await bundleChild());
-}
+export const childEntry = moduleEntry({
+  built: new URL(`./${CHILD_FILE}`, import.meta.url),
+  cacheDir: new URL('../../node_modules/.cache/agent-spaces-runtime/', import.meta.url),
+  name: 'process-child',
+  bundle: () => bundleChild(),
+});
 
 /**
  * Bundles `./child.ts` (or its compiled `.js` in `dist/`) and the runtime it hosts into one ES module with esbuild;
