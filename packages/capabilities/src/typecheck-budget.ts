@@ -25,11 +25,11 @@ const MINIMUMS: Readonly<TypecheckBudget> = { timeoutMs: 1, memoryMb: 64, maxSou
 
 /** What is wrong with a `typecheck` budget value (`typecheck.timeoutMs must be …`), or undefined when valid. */
 export function findTypecheckBudgetProblem(value: unknown): string | undefined {
-  if (!isRecord(value)) return 'must be an object { timeoutMs?, memoryMb?, maxSourceBytes? }';
+  if (!isRecord(value)) return 'typecheck must be an object { timeoutMs?, memoryMb?, maxSourceBytes? }';
   for (const [key, item] of Object.entries(value)) {
-    if (!Object.hasOwn(MINIMUMS, key)) return `has an unknown key "${key}" (known: ${Object.keys(MINIMUMS).join(', ')})`;
+    if (!Object.hasOwn(MINIMUMS, key)) return `typecheck has an unknown key "${key}" (known: ${Object.keys(MINIMUMS).join(', ')})`;
     const minimum = MINIMUMS[key as keyof TypecheckBudget];
-    if (item !== undefined && !(Number.isInteger(item) && (item as number) >= minimum)) return `.${key} must be an integer of at least ${minimum}`;
+    if (item !== undefined && !(Number.isInteger(item) && (item as number) >= minimum)) return `typecheck.${key} must be an integer of at least ${minimum}`;
   }
   return undefined;
 }

@@ -131,11 +131,24 @@ describe('loadConfig validation', () => {
     ['recordResults', `'no'`],
     ['recordResults', `0`],
     ['recordResults', `null`],
+    ['typecheck', `5000`],
+    ['typecheck', `{ timeoutMs: 0 }`],
+    ['typecheck', `{ memoryMb: 16 }`],
+    ['typecheck', `{ maxSourceBytes: 1.5 }`],
+    ['typecheck', `{ timeout: 5000 }`],
   ])('rejects a wrong type for %s (%s)', async (key, value) => {
     await project({ 'agent-spaces.config.mjs': `export default { ${key}: ${value} };` });
     const error = await loadError({ cwd: dir });
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.data?.key).toBe(key);
+  });
+
+  it('names the typecheck field that is wrong, and reads a valid budget as written', async () => {
+    await project({ 'small.mjs': 'export default { typecheck: { memoryMb: 16 } };', 'typo.mjs': 'export default { typecheck: { timeout: 5000 } };' });
+    expect((await loadError({ cwd: dir, configFile: 'small.mjs' })).message).toContain('"typecheck" is invalid (typecheck.memoryMb must be an integer of at least 64)');
+    expect((await loadError({ cwd: dir, configFile: 'typo.mjs' })).message).toContain('"typecheck" is invalid (typecheck has an unknown key "timeout" (known: timeoutMs, memoryMb, maxSourceBytes))');
+    await project({ 'agent-spaces.config.json': JSON.stringify({ typecheck: { timeoutMs: 2000 } }) });
+    expect((await loadConfig({ cwd: dir })).config.typecheck).toEqual({ timeoutMs: 2000 });
   });
 
   it.each([

@@ -87,7 +87,10 @@ const CONFIG_KEYS: { readonly [K in keyof Required<AgentSpacesConfig>]: ConfigCh
     return problem === undefined ? undefined : `is invalid (${problem.message})`;
   },
   recordResults: boolean,
-  typecheck: findTypecheckBudgetProblem,
+  typecheck: (value) => {
+    const problem = findTypecheckBudgetProblem(value);
+    return problem === undefined ? undefined : `is invalid (${problem})`;
+  },
 };
 
 /** One problem found in a config object: the key (dotted path) and what is wrong. */
