@@ -94,7 +94,7 @@ describe('std settings from the config file', () => {
     }
   });
 
-  it('createSpace refuses a rule naming no std function, with the closest name, and bad std options', async () => {
+  it('createSpace refuses a rule naming no std function, with the closest name, and bad std and typecheck budget options', async () => {
     const base = { rootDir: closed, capabilities: [], isolation: 'in-process' } as const;
     await expect(createSpace({ ...base, policies: { rules: { 'std.http.requests': 'deny' } } })).rejects.toMatchObject({
       code: 'CONFIG_INVALID',
@@ -105,6 +105,9 @@ describe('std settings from the config file', () => {
       data: { field: 'std.http.allowHosts' },
     });
     await expect(createSpace({ ...base, std: { fs: { root: 7 as never } } })).rejects.toMatchObject({ code: 'CONFIG_INVALID', data: { field: 'std.fs.root' } });
+    for (const typecheckBudget of [{ timeoutMs: 0 }, { memoryMb: 8 }, { maxSourceBytes: -1 }, { timeout: 5 } as never]) {
+      await expect(createSpace({ ...base, typecheckBudget })).rejects.toMatchObject({ code: 'CONFIG_INVALID', data: { field: 'typecheckBudget' } });
+    }
   });
 
   it('refuses a bad std key with CONFIG_INVALID naming the field', async () => {

@@ -11,6 +11,7 @@ import {
   readBuiltFile,
   STD_MODULE,
   findStdConfigProblem,
+  findTypecheckBudgetProblem,
   oversizedSource,
   resolveTypecheckBudget,
   toWireError,
@@ -218,15 +219,11 @@ export function configSpaceOptions(rootDir: string, config: ResolvedConfig): Spa
  *   export default (await trainSchedule.getSchedule()).length;`);
  */
 export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
-  if (options.isolation !== undefined && options.isolation !== 'process' && options.isolation !== 'in-process') {
-    throw new AgentSpacesError('CONFIG_INVALID', `isolation: must be 'process' or 'in-process', not ${JSON.stringify(options.isolation)}`, { field: 'isolation' });
-  }
+  checkOptions(options);
   const name = options.name ?? 'default';
   const rootDir = resolve(options.rootDir ?? process.cwd());
   const outDir = resolve(rootDir, options.outDir ?? '.agent-spaces');
   const capabilitiesDir = join(outDir, 'capabilities');
-  const stdProblem = findStdConfigProblem(options.std ?? {});
-  if (stdProblem) throw new AgentSpacesError('CONFIG_INVALID', stdProblem.message, { field: stdProblem.field });
   const std = createStdCapability({
     workspaceDir: resolve(rootDir, options.std?.fs?.root ?? join(outDir, 'workspaces', name)),
     ...(options.std?.fs?.write !== undefined ? { write: options.std.fs.write } : {}),
@@ -340,6 +337,17 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     },
   };
   return space;
+}
+
+/** Throws `CONFIG_INVALID` naming the field for a bad `isolation`, `std` or `typecheckBudget`. */
+function checkOptions(options: SpaceOptions): void {
+  if (options.isolation !== undefined && options.isolation !== 'process' && options.isolation !== 'in-process') {
+    throw new AgentSpacesError('CONFIG_INVALID', `isolation: must be 'process' or 'in-process', not ${JSON.stringify(options.isolation)}`, { field: 'isolation' });
+  }
+  const stdProblem = findStdConfigProblem(options.std ?? {});
+  if (stdProblem) throw new AgentSpacesError('CONFIG_INVALID', stdProblem.message, { field: stdProblem.field });
+  const budgetProblem = options.typecheckBudget === undefined ? undefined : findTypecheckBudgetProblem(options.typecheckBudget);
+  if (budgetProblem) throw new AgentSpacesError('CONFIG_INVALID', `typecheckBudget: ${budgetProblem}`, { field: 'typecheckBudget' });
 }
 
 type Executor = (code: string, options: Parameters<SandboxHost['run']>[1]) => Promise<RunOutcome>;
