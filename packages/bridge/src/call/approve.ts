@@ -1,0 +1,93 @@
+import { AgentSpacesError, type WireError } from '@agent-spaces/capabilities';
+import type { ApprovalOutcome } from '../approvals.js';
+import type { ApprovalRequest, CallOrigin, PendingCall, PolicyDecision } from '../types.js';
+import { label } from './errors.js';
+import { recordPending } from './record.js';
+import type { CallState, CallSteps } from './state.js';
+
+/**
+ * The approval step: applies the policy's `decision` to `pending`. Returns when the call may run, else records why
+ * not in `state` and throws (`POLICY_DENIED`, `APPROVAL_DENIED`, `ABORTED`). For `ask`, the request is put on record
+ * in the audit log first, then asked through the approval desk, with `approvalRequired` / `approvalResolved` events.
+ */
+export async function approveCall(steps: CallSteps, decision: PolicyDecision, pending: PendingCall, state: CallState, origin: CallOrigin): Promise<void> {
+  const by = decision.by ?? 'policy';
+  switch (decision.kind) {
+    case 'allow':
+      state.decision = { kind: 'allow', by };
+      return;
+    case 'deny':
+      state.decision = { kind: 'deny', reason: decision.reason, by };
+      throw new AgentSpacesError('POLICY_DENIED', `Policy denied ${label(pending)}: ${decision.reason}`, { reason: decision.reason });
+    case 'ask': {
+      state.decision = { kind: 'ask', message: decision.message, approved: false, by };
+      const request = callRequest(steps, pending, decision.message, origin);
+      if (steps.audit && steps.approvals.canAsk(origin.onApproval)) recordPending(steps.audit, request, by);
+      const answer = await ask(steps, request, 'capability', pending.signal, origin);
+      state.decision = { ...state.decision, approved: answer.approved, answeredBy: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) };
+      if (!answer.approved) {
+        const why = answer.reason ?? (answer.by === 'timeout' ? 'it timed out' : `${answer.by} denied it`);
+        throw new AgentSpacesError('APPROVAL_DENIED', `${label(pending)} was not approved: ${why}`, { message: decision.message, by: answer.by });
+      }
+      return;
+    }
+    default:
+      return assertNever(decision);
+  }
+}
+
+/**
+ * Asks for approval of a whole script before it runs (`Bridge.approveScript`): undefined when approved, else the
+ * error the run ends with (`APPROVAL_DENIED`, or `ABORTED` when `signal` aborts while it waits).
+ */
+export async function approveScript(steps: CallSteps, code: string, origin: CallOrigin & { runId: string }, signal: AbortSignal): Promise<WireError | undefined> {
+  const request: ApprovalRequest = {
+    id: `script-${origin.runId}`,
+    capability: '',
+    function: '',
+    params: { code },
+    message: `Run this script?\n${code}`,
+    runId: origin.runId,
+    ...(origin.sessionId ? { sessionId: origin.sessionId } : {}),
+  };
+  let answer: ApprovalOutcome;
+  try {
+    answer = await ask(steps, request, 'script', signal, origin);
+  } catch {
+    return { code: 'ABORTED', message: 'The run was aborted while its script waited for approval' };
+  }
+  if (answer.approved) return undefined;
+  return { code: 'APPROVAL_DENIED', message: `The script was not approved: ${answer.reason ?? `${answer.by} denied it`}`, data: { by: answer.by } };
+}
+
+/** The approval request of a pending call, with secrets redacted. */
+function callRequest(steps: CallSteps, pending: PendingCall, message: string, origin: CallOrigin): ApprovalRequest {
+  return {
+    id: pending.id,
+    capability: pending.capability.id,
+    function: pending.function.name,
+    params: steps.redactor.value(pending.params),
+    message: steps.redactor.text(message),
+    ...(origin.runId ? { runId: origin.runId } : {}),
+    ...(origin.sessionId ? { sessionId: origin.sessionId } : {}),
+  };
+}
+
+/**
+ * Asks through the approval desk (`origin.onApproval` answers, when given, instead of the bridge's approver), telling
+ * `origin` when the request is pending and when it is answered.
+ */
+async function ask(steps: CallSteps, request: ApprovalRequest, source: 'capability' | 'script', signal: AbortSignal, origin: CallOrigin): Promise<ApprovalOutcome> {
+  const { onEvent: listener, onApproval: approver } = origin;
+  const { id, capability, function: fn, params, message } = request;
+  const onPending = () => listener?.({ type: 'approvalRequired', id, source, capability, function: fn, params, message });
+  const answer = await steps.approvals.ask(request, signal, { onPending, ...(approver ? { approver } : {}) });
+  if (listener && steps.approvals.canAsk(approver)) {
+    listener({ type: 'approvalResolved', id, approved: answer.approved, by: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) });
+  }
+  return answer;
+}
+
+function assertNever(value: never): never {
+  throw new AgentSpacesError('INTERNAL', `Unknown policy decision ${JSON.stringify(value)}`);
+}

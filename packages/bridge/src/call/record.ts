@@ -1,0 +1,89 @@
+import { AgentSpacesError, type CallMessage, type CallOutcome, type Redactor } from '@agent-spaces/capabilities';
+import { isoNow, type AuditEntry, type AuditSink } from '../audit.js';
+import type { ApprovalRequest, CallDecision, CallOrigin } from '../types.js';
+import { errorMessage, where } from './errors.js';
+import type { CallState } from './state.js';
+
+type AuditCallEntry = Extract<AuditEntry, { outcome: unknown }>;
+type AuditDecision = NonNullable<AuditCallEntry['decision']>;
+
+/** One ended call, as the record step puts it on record. */
+export interface EndedCall {
+  callId: string;
+  message: CallMessage;
+  origin: CallOrigin;
+  state: CallState;
+  outcome: CallOutcome;
+  durationMs: number;
+}
+
+/**
+ * The record step: appends the audit line of `call` (params redacted) and returns its outcome. Fail closed: a call
+ * that cannot be put on record does not hand its result back, it fails `INTERNAL`.
+ */
+export function recordCall(audit: AuditSink, call: EndedCall, redactor: Redactor): CallOutcome {
+  try {
+    audit.append(auditEntry(call, redactor));
+    return call.outcome;
+  } catch (error) {
+    const failure = { code: 'INTERNAL', message: `The audit log could not be written: ${errorMessage(error)}` } as const;
+    return { ok: false, error: { ...failure, ...where(call.message, call.callId) } };
+  }
+}
+
+/**
+ * Puts a call that starts waiting for approval on record before anyone is asked (a kill of the host while it waits
+ * then leaves the question in the log). Fail closed: a question that cannot be put on record is not asked.
+ */
+export function recordPending(audit: AuditSink, request: ApprovalRequest, by: string): void {
+  const { id, capability, function: fn, params, message, runId, sessionId } = request;
+  try {
+    audit.append({
+      time: isoNow(),
+      ...(runId ? { runId } : {}),
+      ...(sessionId ? { sessionId } : {}),
+      callId: id,
+      capability,
+      function: fn,
+      params,
+      pending: 'approval',
+      decision: { kind: 'ask', by, message },
+    });
+  } catch (error) {
+    throw new AgentSpacesError('INTERNAL', `The audit log could not be written: ${errorMessage(error)}`);
+  }
+}
+
+/** The audit entry of a call, built field by field: it is made for every call. */
+function auditEntry({ callId, message, origin, state, outcome, durationMs }: EndedCall, redactor: Redactor): AuditCallEntry {
+  const params = state.params ?? '(not valid params)';
+  const entry: AuditCallEntry = {
+    time: isoNow(),
+    callId,
+    capability: String(message?.capability),
+    function: String(message?.function),
+    params: redactor.value(params),
+    outcome: outcome.ok ? { ok: true } : { ok: false, code: outcome.error.code, message: outcome.error.message },
+    durationMs: Math.round(durationMs * 1000) / 1000,
+  };
+  if (origin.runId) entry.runId = origin.runId;
+  if (origin.sessionId) entry.sessionId = origin.sessionId;
+  if (state.decision) entry.decision = auditDecision(state.decision);
+  return entry;
+}
+
+function auditDecision(decision: CallDecision): AuditDecision {
+  const by = decision.by ?? 'policy';
+  switch (decision.kind) {
+    case 'allow':
+      return { kind: 'allow', by };
+    case 'deny':
+      return { kind: 'deny', by, reason: decision.reason };
+    case 'ask': {
+      const asked: AuditDecision = { kind: 'ask', by, approved: decision.approved };
+      if (decision.answeredBy) asked.answeredBy = decision.answeredBy;
+      if (decision.reason) asked.reason = decision.reason;
+      return asked;
+    }
+  }
+}
