@@ -1,9 +1,11 @@
 import { existsSync, lstatSync, readdirSync, watch as watchDir, type Dirent, type FSWatcher } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { jsonText, toWireError, visibleText } from '@agent-spaces/capabilities';
-import { buildProject, printDiagnostics, type BuildFlags } from './build.js';
+import type { BuildReport } from '@agent-spaces/compiler';
+import { buildProject, printDiagnostics, type BuildFlags } from './build-project.js';
 import type { CommandContext } from './index.js';
 import { loadProject, type Project } from './project.js';
+import type { CliOutput } from '../output.js';
 
 /** How long changes are gathered before a rebuild: an editor's save is often several events. */
 const SETTLE_MS = 150;
@@ -23,127 +25,184 @@ const SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
  * removes it). Runs until SIGINT or SIGTERM, then exits 0.
  */
 export async function watch(context: CommandContext, first: Project): Promise<number> {
-  const { output } = context;
   const { MCP_PROJECT_FILES, SKILLS_DIR } = await import('@agent-spaces/compiler');
   const mcpFiles = new Set<string>([...MCP_PROJECT_FILES.mcpJson, MCP_PROJECT_FILES.env]);
-  const json = context.values.json === true;
-  let project = first;
-  // Each folder is watched on its own, not recursively: Node's recursive watch on Linux would walk node_modules too.
-  const watchers = new Map<string, FSWatcher>();
-  // The entries of the watched folders (bar the watched folders themselves) at the last look.
-  let known = new Set<string>();
-  const changed = new Set<string>();
-  // A folder came or went: the folders to watch are looked for again before the next rebuild.
-  let rescan = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
+  const watcher = new ProjectWatcher(context, first, SKILLS_DIR, mcpFiles);
+  watcher.start();
+  context.output.info('Watching for changes (Ctrl-C to stop)');
+  await new Promise<void>((done) => {
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  await watcher.close();
+  return 0;
+}
 
-  const rel = (file: string) => relative(project.rootDir, file).split(sep).join('/') || '.';
-  const skipped = (path: string) => SKIPPED_FOLDERS.has(basename(path)) || path === project.outDir || path.startsWith(project.outDir + sep);
-  const onChange = (dir: string) => (_event: string, name: string | Buffer | null) => {
+/**
+ * The folders of one project under watch, the changes seen in them and the rebuild they lead to: changes are gathered
+ * for `SETTLE_MS`, then built; a changed config is loaded again before the build.
+ */
+class ProjectWatcher {
+  private readonly output: CliOutput;
+  private readonly json: boolean;
+  // Each folder is watched on its own, not recursively: Node's recursive watch on Linux would walk node_modules too.
+  private readonly watchers = new Map<string, FSWatcher>();
+  // The entries of the watched folders (bar the watched folders themselves) at the last look.
+  private known = new Set<string>();
+  private readonly changed = new Set<string>();
+  // A folder came or went: the folders to watch are looked for again before the next rebuild.
+  private rescan = false;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly context: CommandContext,
+    private project: Project,
+    private readonly skillsDir: string,
+    private readonly mcpFiles: ReadonlySet<string>,
+  ) {
+    this.output = context.output;
+    this.json = context.values.json === true;
+  }
+
+  /** Starts watching the folders the config names. */
+  start(): void {
+    this.rewatch();
+  }
+
+  /** Stops watching and waits for a rebuild under way. */
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    for (const watcher of this.watchers.values()) watcher.close();
+    await this.running;
+  }
+
+  private rel(file: string): string {
+    return relative(this.project.rootDir, file).split(sep).join('/') || '.';
+  }
+
+  private skipped(path: string): boolean {
+    const { outDir } = this.project;
+    return SKIPPED_FOLDERS.has(basename(path)) || path === outDir || path.startsWith(outDir + sep);
+  }
+
+  private onChange(dir: string, name: string | Buffer | null): void {
     const file = name ? join(dir, name.toString()) : dir;
-    if (skipped(file)) return;
-    if (watchers.has(file) || lstatSync(file, { throwIfNoEntry: false })?.isDirectory()) rescan = true;
-    else changed.add(file);
-    schedule();
-  };
-  const schedule = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
+    if (this.skipped(file)) return;
+    if (this.watchers.has(file) || lstatSync(file, { throwIfNoEntry: false })?.isDirectory()) this.rescan = true;
+    else this.changed.add(file);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
       // Changes that arrive during a rebuild wait for it, then rebuild again.
-      running ??= rebuild().finally(() => {
-        running = undefined;
-        if (changed.size > 0 || rescan) schedule();
+      this.running ??= this.rebuild().finally(() => {
+        this.running = undefined;
+        if (this.changed.size > 0 || this.rescan) this.schedule();
       });
     }, SETTLE_MS);
-  };
+  }
 
-  const watchFolder = (dir: string) => {
-    if (watchers.has(dir)) return;
+  private watchFolder(dir: string): void {
+    if (this.watchers.has(dir)) return;
     try {
-      const watcher = watchDir(dir, onChange(dir)).on('error', () => {
+      const watcher = watchDir(dir, (_event, name) => this.onChange(dir, name)).on('error', () => {
         // A folder that can no longer be watched: forgotten, and looked for again.
         watcher.close();
-        watchers.delete(dir);
-        rescan = true;
-        schedule();
+        this.watchers.delete(dir);
+        this.rescan = true;
+        this.schedule();
       });
-      watchers.set(dir, watcher);
+      this.watchers.set(dir, watcher);
     } catch (error) {
       // A folder that went away since it was found is no problem; running out of watches is said.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') output.err(visibleText(`✗ ${time()} ${rel(dir)}: not watched: ${toWireError(error).message}`, '    '));
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.fail(this.rel(dir), `not watched: ${toWireError(error).message}`);
     }
-  };
+  }
 
   /** Watches the folders the config names now, and no others; returns the entries that came or went since the last look. */
-  const rewatch = (): string[] => {
-    const { folders, entries } = survey(watchedDirs(project, SKILLS_DIR), skipped, watchFolder);
-    for (const [dir, watcher] of watchers) {
+  private rewatch(): string[] {
+    const dirs = watchedDirs(this.project, this.skillsDir);
+    const { folders, entries } = survey(dirs, (path) => this.skipped(path), (dir) => this.watchFolder(dir));
+    for (const [dir, watcher] of this.watchers) {
       if (folders.has(dir)) continue;
       watcher.close();
-      watchers.delete(dir);
+      this.watchers.delete(dir);
     }
+    const known = this.known;
     const moved = [...entries].filter((entry) => !known.has(entry)).concat([...known].filter((entry) => !entries.has(entry)));
-    known = entries;
+    this.known = entries;
     return moved;
-  };
+  }
 
-  const rebuild = async (): Promise<void> => {
+  /** The files that changed since the last rebuild, taken (and the known entries brought up to date). */
+  private takeChanges(): string[] {
     // What came or went in folders that came or went is a change, even when no event named it.
-    const moved = rescan ? rewatch() : [];
-    rescan = false;
-    const seen = new Set(moved);
-    for (const file of changed) {
+    const seen = new Set(this.rescan ? this.rewatch() : []);
+    this.rescan = false;
+    for (const file of this.changed) {
       const exists = existsSync(file);
       // A file that appeared and went between two looks (a tool's temp file) is no change.
-      if (exists || known.has(file)) seen.add(file);
-      if (exists) known.add(file);
-      else known.delete(file);
+      if (exists || this.known.has(file)) seen.add(file);
+      if (exists) this.known.add(file);
+      else this.known.delete(file);
     }
-    changed.clear();
-    const files = [...seen];
-    if (files.length === 0) return;
-    const configChanged = files.some((file) => file === project.file || mcpFiles.has(basename(file)));
-    if (configChanged) {
-      try {
-        project = await loadProject(context);
-      } catch (error) {
-        output.err(visibleText(`✗ ${time()} ${rel(project.file)}: ${toWireError(error).message} (keeping the last config)`, '    '));
-        return;
-      }
-      // Before the build, so a change during it is seen; what the new config's folders hold, the build reads anyway.
-      rewatch();
-    }
-    let report: Awaited<ReturnType<typeof buildProject>>;
+    this.changed.clear();
+    return [...seen];
+  }
+
+  /** Loads the config again and watches its folders; false (said) when it does not load, keeping the last one. */
+  private async reloadConfig(): Promise<boolean> {
     try {
-      report = await buildProject(project, REBUILD, undefined);
+      this.project = await loadProject(this.context);
+    } catch (error) {
+      this.fail(this.rel(this.project.file), `${toWireError(error).message} (keeping the last config)`);
+      return false;
+    }
+    // Before the build, so a change during it is seen; what the new config's folders hold, the build reads anyway.
+    this.rewatch();
+    return true;
+  }
+
+  private async rebuild(): Promise<void> {
+    const files = this.takeChanges();
+    if (files.length === 0) return;
+    const configChanged = files.some((file) => file === this.project.file || this.mcpFiles.has(basename(file)));
+    if (configChanged && !(await this.reloadConfig())) return;
+    let report: BuildReport;
+    try {
+      report = await buildProject(this.project, REBUILD, undefined);
     } catch (error) {
       // An output folder that cannot be written, a folder that went away: said, and the watch goes on.
-      output.err(visibleText(`✗ ${time()} ${files.map(rel).sort().join(', ')}: ${toWireError(error).message}`, '    '));
+      this.fail(this.list(files), toWireError(error).message);
       return;
     }
-    if (json) return output.out(jsonText(report));
+    this.printRebuild(files, report);
+  }
+
+  /** One line for the rebuild caused by `files` (`--json`: its report), then each failed capability's diagnostics. */
+  private printRebuild(files: string[], report: BuildReport): void {
+    const { output } = this;
+    if (this.json) return output.out(jsonText(report));
     const { built, unchanged, failed } = report.totals;
-    const what = files.map(rel).sort().join(', ');
-    (failed > 0 ? output.err : output.info)(`${failed > 0 ? '✗' : '↻'} ${time()} ${what}: ${built} built, ${unchanged} unchanged, ${failed} failed in ${report.durationMs.toFixed(0)} ms`);
+    (failed > 0 ? output.err : output.info)(`${failed > 0 ? '✗' : '↻'} ${time()} ${this.list(files)}: ${built} built, ${unchanged} unchanged, ${failed} failed in ${report.durationMs.toFixed(0)} ms`);
     for (const entry of report.capabilities) {
       if (entry.status === 'failed') {
         output.err(visibleText(`  ✗ ${entry.id} ${entry.file}: keeps its last good output`));
         printDiagnostics(output.err, entry.diagnostics);
       }
     }
-  };
+  }
 
-  rewatch();
-  output.info('Watching for changes (Ctrl-C to stop)');
-  await new Promise<void>((done) => {
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
-  clearTimeout(timer);
-  for (const watcher of watchers.values()) watcher.close();
-  await running;
-  return 0;
+  private list(files: string[]): string {
+    return files.map((file) => this.rel(file)).sort().join(', ');
+  }
+
+  private fail(what: string, message: string): void {
+    this.output.err(visibleText(`✗ ${time()} ${what}: ${message}`, '    '));
+  }
 }
 
 /**
