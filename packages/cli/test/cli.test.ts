@@ -3,7 +3,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './fixtures/cli.js';
+import { runCli } from '../../../test/fixtures/cli.js';
 
 let dir: string;
 const cli = (...args: string[]) => runCli(dir, args);

@@ -11,9 +11,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCapabilities, configSources, loadConfig } from '@agent-spaces/compiler';
 import { SANDBOX_DECLARATIONS, createSpace } from '@agent-spaces/sdk';
-import { callTool } from '../packages/server/test/support/client.js';
-import { createProject, type TestProject } from '../packages/server/test/support/project.js';
-import { McpServe } from './fixtures/mcp-serve.js';
+import { callTool } from './support/client.js';
+import { createProject, type TestProject } from './support/project.js';
+import { McpServe } from '../../../test/fixtures/mcp-serve.js';
 
 const ENV_SECRET = 'env-secret-of-the-server-8c41d7';
 const FILE_SECRET = 'file-secret-outside-the-project-2e95a0';

@@ -6,7 +6,7 @@ import type { CapabilityMeta, OpenApiExecutorSpec } from '@agent-spaces/capabili
 import { createOpenApiExecutor } from '@agent-spaces/bridge';
 import { buildCapabilities, readOpenApiSource } from '@agent-spaces/compiler';
 import { createSpace, type Space } from '@agent-spaces/sdk';
-import { startTodoServer, type TodoServer } from './fixtures/todo-server.js';
+import { startTodoServer, type TodoServer } from '../../../test/fixtures/todo-server.js';
 
 const TOKEN = 'todo-e2e-token-0042';
 let server: TodoServer;

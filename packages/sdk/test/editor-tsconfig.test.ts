@@ -13,9 +13,9 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCapabilities } from '@agent-spaces/compiler';
 import { SANDBOX_DECLARATIONS, createSpace, type Space } from '@agent-spaces/sdk';
-import { startTsServer, type TsServer } from './fixtures/tsserver.mjs';
+import { startTsServer, type TsServer } from '../../../test/fixtures/tsserver.mjs';
 
-const repo = fileURLToPath(new URL('../', import.meta.url));
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** A script using every sandbox feature; its result given with `export default` or, in `RETURNING`, a top-level `return`. */
 const FEATURES = [

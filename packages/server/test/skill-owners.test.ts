@@ -11,9 +11,9 @@ import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/cl
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCapabilities } from '@agent-spaces/compiler';
 import { SANDBOX_DECLARATIONS } from '@agent-spaces/sdk';
-import { callTool } from '../packages/server/test/support/client.js';
-import { createProject, type TestProject } from '../packages/server/test/support/project.js';
-import { McpServe } from './fixtures/mcp-serve.js';
+import { callTool } from './support/client.js';
+import { createProject, type TestProject } from './support/project.js';
+import { McpServe } from '../../../test/fixtures/mcp-serve.js';
 
 /** A skill `name` answering `value`. */
 const answer = (name: string, value: string) => `/** Answers ${value}. */\nexport async function ${name}(): Promise<string> {\n  return '${value}';\n}\n`;

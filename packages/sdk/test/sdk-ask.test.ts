@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSpace, parseModel, spaceTool, type AgentEvent, type ModelSettings, type Space } from '@agent-spaces/sdk';
-import { startScriptedModel, textAnswer, toolCalls, type ScriptedModel } from '../packages/server/test/support/openai-server.js';
-import { createProject, type TestProject } from '../packages/server/test/support/project.js';
+import { startScriptedModel, textAnswer, toolCalls, type ScriptedModel } from '../../server/test/support/openai-server.js';
+import { createProject, type TestProject } from '../../server/test/support/project.js';
 
 let project: TestProject;
 let model: ScriptedModel;

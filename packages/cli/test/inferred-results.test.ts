@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { observedFile, readObserved } from '@agent-spaces/capabilities';
 import { buildCapabilities, configSources, loadConfig } from '@agent-spaces/compiler';
 import { createSpace, type RunResult } from '@agent-spaces/sdk';
-import { runCli } from './fixtures/cli.js';
+import { runCli } from '../../../test/fixtures/cli.js';
 
-const serverScript = (pkg: string) => fileURLToPath(new URL(`../node_modules/@modelcontextprotocol/${pkg}/dist/index.js`, import.meta.url));
+const serverScript = (pkg: string) => fileURLToPath(new URL(`../../../node_modules/@modelcontextprotocol/${pkg}/dist/index.js`, import.meta.url));
 const SECRET = 'inferred-results-secret-5521';
 const ID = 'mcp-everything';
 
@@ -211,7 +211,7 @@ describe('a tool whose results have data only sometimes', () => {
     const tools = [{ name: 'env', description: 'Reads an environment variable', inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }];
     await writeFile(join(dir, 'tools.json'), JSON.stringify(tools));
     const env = { TOOLS_FILE: join(dir, 'tools.json'), FOUND: JSON.stringify({ id: 7, tags: ['a'] }), MISSING: 'not found' };
-    const server = fileURLToPath(new URL('./fixtures/mcp-tools-server.mjs', import.meta.url));
+    const server = fileURLToPath(new URL('../../../test/fixtures/mcp-tools-server.mjs', import.meta.url));
     await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [], mcpServers: { lookup: { command: process.execPath, args: [server], env } } }));
     await build();
   }, 60_000);

@@ -10,7 +10,7 @@ import { buildCapabilities } from '@agent-spaces/compiler';
 // `agent-spaces mcp serve --port 0 --auth-token T` (the built CLI) in a child process, driven by the official MCP
 // Inspector CLI as a real client over Streamable HTTP.
 const run = promisify(execFile);
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const inspector = join(root, 'node_modules/@modelcontextprotocol/inspector-cli/build/cli.js');
 const TOKEN = 'inspector-token-42';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpace } from '@agent-spaces/sdk';
-import { runCli } from './fixtures/cli.js';
+import { runCli } from '../../../test/fixtures/cli.js';
 
 let dir: string;
 const record = (n: number, time: string) =>

@@ -6,9 +6,9 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_BIN, runCli, runCliInTerminal } from './fixtures/cli.js';
+import { CLI_BIN, runCli, runCliInTerminal } from '../../../test/fixtures/cli.js';
 
-const REPO_MODULES = join(import.meta.dirname, '../node_modules');
+const REPO_MODULES = join(import.meta.dirname, '../../../node_modules');
 const made: string[] = [];
 
 /** A fresh empty folder, removed after the tests. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { CLI_BIN, runCli } from './fixtures/cli.js';
+import { CLI_BIN, runCli } from '../../../test/fixtures/cli.js';
 
 let dir: string;
 

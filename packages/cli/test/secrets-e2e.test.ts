@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createSpace, type RunResult } from '@agent-spaces/sdk';
-import { CLI_BIN, runCli } from './fixtures/cli.js';
+import { CLI_BIN, runCli } from '../../../test/fixtures/cli.js';
 
-const repo = fileURLToPath(new URL('../', import.meta.url));
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const SECRET = 'e2e-"quoted"\\back\\slash-tok-42';
 const NAME = 'SECRETS_E2E_TOKEN';
 process.env[NAME] = SECRET;
@@ -78,7 +78,7 @@ beforeAll(async () => {
         args: [join(repo, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
         env: { HOSTILE: `\${${NAME}}` },
       },
-      noisy: { command: process.execPath, args: [fileURLToPath(new URL('./fixtures/stderr-mcp-server.mjs', import.meta.url))], env: { [NAME]: `\${${NAME}}` } },
+      noisy: { command: process.execPath, args: [fileURLToPath(new URL('../../../test/fixtures/stderr-mcp-server.mjs', import.meta.url))], env: { [NAME]: `\${${NAME}}` } },
     },
   };
   await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify(config));

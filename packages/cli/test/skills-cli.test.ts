@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCli } from './fixtures/cli.js';
+import { runCli } from '../../../test/fixtures/cli.js';
 
 let app: string;
 
@@ -17,7 +17,7 @@ const COUNTER = {
 
 beforeAll(async () => {
   app = await mkdtemp(join(tmpdir(), 'agent-spaces-skills-cli-'));
-  await symlink(join(import.meta.dirname, '../node_modules'), join(app, 'node_modules'), 'dir');
+  await symlink(join(import.meta.dirname, '../../../node_modules'), join(app, 'node_modules'), 'dir');
   await mkdir(join(app, 'capabilities'));
   await writeFile(join(app, 'capabilities/counter.json'), JSON.stringify(COUNTER));
   await writeFile(join(app, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['capabilities/*.json'] }));

@@ -16,9 +16,9 @@ import { createSpace, type RunResult, type Space } from '@agent-spaces/sdk';
  * file, built with the compiler and called by agent scripts in the sandbox through `createSpace`.
  */
 
-const repo = fileURLToPath(new URL('../', import.meta.url));
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const serverScript = (pkg: string) => join(repo, 'node_modules/@modelcontextprotocol', pkg, 'dist/index.js');
-const fixtureServer = fileURLToPath(new URL('./fixtures/mcp-tools-server.mjs', import.meta.url));
+const fixtureServer = fileURLToPath(new URL('../../../test/fixtures/mcp-tools-server.mjs', import.meta.url));
 const SECRET = 'mcp-e2e-secret-7731';
 const TOOLS = [
   { name: 'hello', description: 'Greets', inputSchema: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] } },

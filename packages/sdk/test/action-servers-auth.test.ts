@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCapabilities, type BuildReport } from '@agent-spaces/compiler';
 import { createSpace } from '@agent-spaces/sdk';
-import { startTodoServer, type TodoServer } from './fixtures/todo-server.js';
+import { startTodoServer, type TodoServer } from '../../../test/fixtures/todo-server.js';
 
 const TOKEN = 'action-server-token-42';
 let dir: string;

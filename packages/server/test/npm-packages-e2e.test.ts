@@ -11,9 +11,9 @@ import { readBuiltFile, readBuiltJson, type CapabilityMeta } from '@agent-spaces
 import { buildCapabilities, configSources, loadConfig } from '@agent-spaces/compiler';
 import { createSpace, type Space } from '@agent-spaces/sdk';
 import { createCodeModeServer } from '@agent-spaces/server';
-import { callTool, connectInMemory } from '../packages/server/test/support/client.js';
+import { callTool, connectInMemory } from './support/client.js';
 
-const repo = fileURLToPath(new URL('..', import.meta.url));
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
 let dir: string;
 let space: Space;
 

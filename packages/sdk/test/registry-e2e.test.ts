@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCapabilities, configSources, loadConfig } from '@agent-spaces/compiler';
 import { createSpace, type Space } from '@agent-spaces/sdk';
 
-const fixtureServer = fileURLToPath(new URL('./fixtures/mcp-tools-server.mjs', import.meta.url));
+const fixtureServer = fileURLToPath(new URL('../../../test/fixtures/mcp-tools-server.mjs', import.meta.url));
 const TOOL = (name: string) => ({ name, description: `${name} stand-in`, inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
 
 const config = (dir: string) => `// agent-spaces.config.ts

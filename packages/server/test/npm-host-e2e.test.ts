@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBuiltJson, type CapabilitySchemaFile } from '@agent-spaces/capabilities';
 import { buildCapabilities, configSources, loadConfig, type BuildReport } from '@agent-spaces/compiler';
 import { createSpace, type Space } from '@agent-spaces/sdk';
-import { buildCatalog } from '../packages/server/src/catalog.js';
-import { formatSearch, searchCatalog } from '../packages/server/src/search.js';
+import { buildCatalog } from '../src/catalog.js';
+import { formatSearch, searchCatalog } from '../src/search.js';
 
 const TOKEN = 'weather-token-0123456789';
 

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { loadConfig } from '@agent-spaces/compiler';
 import { createSpace } from '@agent-spaces/sdk';
-import { runCli } from './fixtures/cli.js';
-import { callTool, newClient } from '../packages/server/test/support/client.js';
-import { tsNodeArgs } from '../packages/server/test/support/child.js';
+import { runCli } from '../../../test/fixtures/cli.js';
+import { callTool, newClient } from '../../server/test/support/client.js';
+import { tsNodeArgs } from '../../server/test/support/child.js';
 
 const SCRIPT = `import { fs, http } from '@agent-spaces/std';
 const outcome = async (f: () => Promise<unknown>) => { try { return await f(); } catch (e) { return (e as CapabilityError).code; } };
@@ -77,7 +77,7 @@ describe('std settings from the config file', () => {
   });
 
   it('mcp serve applies the same settings, and refuses without them', async () => {
-    const entry = fileURLToPath(new URL('../packages/server/test/support/serve-entry.ts', import.meta.url));
+    const entry = fileURLToPath(new URL('../../server/test/support/serve-entry.ts', import.meta.url));
     for (const [cwd, expected] of [
       [allowed, ALLOWED_RESULT],
       [closed, CLOSED_RESULT],

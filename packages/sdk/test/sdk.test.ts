@@ -8,7 +8,7 @@ import { defineTool, type RunEvent } from '@agent-spaces/capabilities';
 import { buildCapabilities } from '@agent-spaces/compiler';
 import { createSpace, type Space } from '@agent-spaces/sdk';
 
-const repo = fileURLToPath(new URL('..', import.meta.url));
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
 let dir: string;
 let outDir: string;
 let space: Space;

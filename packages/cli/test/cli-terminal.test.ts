@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runCliInTerminal } from './fixtures/cli.js';
+import { runCli, runCliInTerminal } from '../../../test/fixtures/cli.js';
 
 let dir: string;
 
