@@ -30,13 +30,14 @@ const LAZY_HEAVY = ['typescript', '@modelcontextprotocol/sdk', 'ai'];
 const boundaries = [
   // capabilities: "may import nothing".
   { name: 'capabilities', files: ['packages/capabilities/src/**'], patterns: [never(workspaceExcept(), 'capabilities imports no workspace package')] },
-  // compiler: "capabilities, mcp (discovery), bridge (validators, lazily), esbuild, typescript and swagger-parser (lazily)"; the MCP SDK comes through mcp.
+  // compiler: "capabilities, mcp (discovery), bridge (its build-output reader; validators lazily), esbuild, typescript and swagger-parser (lazily)"; the MCP SDK comes through mcp.
   {
     name: 'compiler',
     files: ['packages/compiler/src/**'],
     patterns: [
       never([...workspaceExcept('capabilities', 'mcp', 'bridge'), '@modelcontextprotocol/sdk'], 'the compiler imports capabilities, mcp and bridge only'),
-      lazy(['typescript', 'esbuild', '@apidevtools/swagger-parser', 'yaml', '@agent-spaces/bridge'], 'loading the compiler never loads typescript, esbuild or the bridge'),
+      lazy(['typescript', 'esbuild', '@apidevtools/swagger-parser', 'yaml'], 'loading the compiler never loads typescript or esbuild'),
+      lazy(['@agent-spaces/bridge'], 'loading the compiler never loads the root of the bridge (executors, policies, tracing); @agent-spaces/bridge/output is light', { exact: true }),
     ],
   },
   // compiler: the root of mcp loads the MCP SDK, so only the lazily imported MCP source imports it statically.

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
-import { AgentSpacesError, CAPABILITY_FILES, builtFile, isAgentSpacesError, readBuiltFile } from '@agent-spaces/capabilities';
+import { AgentSpacesError, CAPABILITY_FILES, builtFile, isAgentSpacesError } from '@agent-spaces/capabilities';
 import { approvalTemplate } from './approval-template.js';
 import { readBuiltCapability, type BuiltCapability } from './built-files.js';
 import type { Executor, ExecutorContext } from './executors/executor.js';
@@ -11,6 +11,7 @@ import { mcpExecutor } from './executors/mcp.js';
 import { HOST_MODULE, ModuleExecutor } from './executors/module.js';
 import { openApiExecutor } from './executors/openapi.js';
 import { runtimeExecutor } from './executors/runtime.js';
+import { readBuiltFile } from './output/files.js';
 import { placeholderNames } from './redact.js';
 import type { HostCapability, HostFunction, RuntimeHandlers } from './types.js';
 import { loadValidators } from './validate.js';

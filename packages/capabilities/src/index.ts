@@ -127,10 +127,6 @@ export {
   editorTsconfig,
   capabilityDir,
   capabilityIdOf,
-  listBuiltCapabilities,
-  readBuiltFile,
-  readBuiltJson,
-  readCatalog,
   resolveOutDir,
   searchWords,
   type CapabilityCatalog,
@@ -138,20 +134,20 @@ export {
   type CatalogEntry,
   type CatalogFunction,
   type CatalogWords,
-} from './build-output.js';
+} from './output-layout.js';
 export { moduleEntry, type ModuleEntryOptions } from './cache-module.js';
+export { OBSERVED_VERSION, mergeShapes, observedFile, shapeOf, type ObservedFile, type ObservedTool, type ShapeSchema } from './observed.js';
+export { closestNames } from './closest-names.js';
+/** @deprecated Moved to `@agent-spaces/bridge/output`; kept until packages/sdk/src imports them from there. */
 export {
-  OBSERVED_VERSION,
   ResultRecorder,
-  mergeShapes,
-  observedFile,
+  listBuiltCapabilities,
+  readBuiltFile,
+  readBuiltJson,
+  readCatalog,
   readObserved,
-  shapeOf,
-  type ObservedFile,
-  type ObservedTool,
-  type ShapeSchema,
-} from './observed.js';
-export { closestNames, resolveCapabilityNames } from './capability-names.js';
+  resolveCapabilityNames,
+} from './deprecated-output.js';
 export { payloadBytes } from './payload.js';
 export { checkJsonParams, escapePointer, jsonProblem, jsonText } from './json-text.js';
 export { readResponseBody } from './response-body.js';

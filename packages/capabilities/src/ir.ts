@@ -1,4 +1,4 @@
-import type { CapabilityCatalog } from './build-output.js';
+import type { CapabilityCatalog } from './output-layout.js';
 import type { CapabilityConfig } from './define-tool.js';
 import type { JsonSchema, ObjectSchema } from './json-schema.js';
 

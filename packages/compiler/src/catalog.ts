@@ -1,15 +1,9 @@
-/** Reads what a build left in an output folder, through `@agent-spaces/capabilities`' layout: `meta.json` and `index.d.ts`. */
-import { CAPABILITY_FILES, capabilitiesDir, listBuiltCapabilities, readBuiltFile, readBuiltJson, type CapabilityMeta } from '@agent-spaces/capabilities';
-
-function isMeta(value: unknown): value is CapabilityMeta {
-  if (typeof value !== 'object' || value === null) return false;
-  const meta = value as Record<string, unknown>;
-  const source = meta.source as Record<string, unknown> | undefined;
-  return typeof meta.id === 'string' && Array.isArray(meta.functions) && typeof source?.file === 'string';
-}
+/** Reads what a build left in an output folder, through `@agent-spaces/bridge/output`: `meta.json` and `index.d.ts`. */
+import { CAPABILITY_FILES, capabilitiesDir, type CapabilityMeta } from '@agent-spaces/capabilities';
+import { listBuiltCapabilities, readBuiltFile, readBuiltMeta } from '@agent-spaces/bridge/output';
 
 /**
- * The `meta.json` of every capability built into `outDir`, sorted by id. Folders without a readable
+ * The `meta.json` of every capability built into `outDir`, sorted by id. Folders without a readable, well-formed
  * `meta.json` (and hidden folders) are skipped; an output folder that does not exist yet gives `[]`.
  */
 export async function listCapabilities(outDir: string): Promise<CapabilityMeta[]> {
@@ -22,8 +16,7 @@ export async function listCapabilities(outDir: string): Promise<CapabilityMeta[]
   }
   return ids.flatMap((id) => {
     try {
-      const meta = readBuiltJson(dir, id, CAPABILITY_FILES.meta);
-      return isMeta(meta) && meta.id === id ? [meta] : [];
+      return [readBuiltMeta(dir, id)];
     } catch {
       return [];
     }

@@ -1,4 +1,5 @@
-import { CAPABILITY_PREFIX, STD_MODULE, capabilitiesDir, listBuiltCapabilities, readCatalog, resolveCapabilityNames, resolveOutDir, type CatalogEntry } from '@agent-spaces/capabilities';
+import { CAPABILITY_PREFIX, STD_MODULE, capabilitiesDir, resolveOutDir, type CatalogEntry } from '@agent-spaces/capabilities';
+import { listBuiltCapabilities, readCatalog, resolveCapabilityNames } from '@agent-spaces/bridge/output';
 import type { Space } from '@agent-spaces/sdk';
 
 /** The searchable functions of a space and the `.d.ts` text of each module. */

@@ -3,9 +3,9 @@
  * function (its input schema the parameters, its output schema the result); resources and prompts become
  * `listResources()`, `readResource({ uri })` and `prompt<Name>(args)`. Calls go to the `mcp` executor.
  */
+import { readObserved } from '@agent-spaces/bridge/output';
 import {
   isAgentSpacesError,
-  readObserved,
   type CapabilityIR,
   type Diagnostic,
   type FunctionIR,

@@ -1,14 +1,10 @@
 /**
- * The layout of the build output folder (`.agent-spaces/`, docs/output-layout.md), owned here: the name of every
- * file a build writes, and the one reader of a built capability's files. The compiler writes through these names;
- * the bridge, the SDK, the CLI and the MCP server read through these functions. Reads are synchronous: a few small
- * files, and each asynchronous read is four trips to the thread pool.
+ * The layout of the build output folder (`.agent-spaces/`, docs/output-layout.md), owned here: the name and path of
+ * every file a build writes, and the formats of `catalog.json`. The compiler writes through these names; the one
+ * reader of what it wrote is `@agent-spaces/bridge/output`. No I/O here: names, paths and pure functions.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { AgentSpacesError } from './errors.js';
-import { CAPABILITY_PREFIX } from './protocol.js';
-import { isRecord } from './shape.js';
 
 /** The output folder, relative to the config file's folder, unless the config's `outDir` says otherwise. */
 export const DEFAULT_OUT_DIR = '.agent-spaces';
@@ -155,118 +151,6 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 export function builtFile(dir: string, id: string, file: CapabilityFileName): string {
   if (!ID.test(id)) throw new AgentSpacesError('CAPABILITY_NOT_FOUND', `${JSON.stringify(id)} is not a capability id`, { id });
   return join(dir, id, file);
-}
-
-/**
- * The ids of the capabilities built into `dir` (a {@link capabilitiesDir}), sorted; hidden folders are skipped.
- * Throws `CAPABILITY_NOT_FOUND` when `dir` does not exist (nothing was built).
- */
-export function listBuiltCapabilities(dir: string): string[] {
-  try {
-    const entries = readdirSync(dir, { withFileTypes: true });
-    return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
-  } catch (error) {
-    throw new AgentSpacesError(
-      'CAPABILITY_NOT_FOUND',
-      `No built capabilities in ${dir}: run \`agent-spaces capabilities build\` first`,
-      { dir },
-      { cause: error },
-    );
-  }
-}
-
-/**
- * The text of `file` of capability `id` in `dir`. Throws `CAPABILITY_NOT_FOUND` (naming the file) when it does not
- * exist, `SOURCE_UNREADABLE` when it cannot be read.
- */
-export function readBuiltFile(dir: string, id: string, file: CapabilityFileName): string {
-  const path = builtFile(dir, id, file);
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw new AgentSpacesError(
-        'CAPABILITY_NOT_FOUND',
-        `Capability '${id}' is not built: ${path} does not exist (run \`agent-spaces capabilities build\`)`,
-        { id, file: path },
-      );
-    }
-    throw new AgentSpacesError('SOURCE_UNREADABLE', `Cannot read ${path}: ${(error as Error).message}`, { id, file: path }, { cause: error });
-  }
-}
-
-/** The parsed JSON of `file` of capability `id` in `dir`: {@link readBuiltFile}'s errors, and `INVALID_JSON`. */
-export function readBuiltJson(dir: string, id: string, file: CapabilityFileName): unknown {
-  const text = readBuiltFile(dir, id, file);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    const path = builtFile(dir, id, file);
-    throw new AgentSpacesError('INVALID_JSON', `${path} is not valid JSON: ${(error as Error).message}`, { id, file: path });
-  }
-}
-
-/**
- * The searchable functions of capability `id` in `dir`, from its `catalog.json`. A capability built before the
- * compiler wrote that file (or with another version of it) fails with `CAPABILITY_STALE` saying to rebuild; a file of
- * the wrong shape with `INVALID_DEFINITION` naming the field; otherwise as {@link readBuiltJson}.
- */
-export function readCatalog(dir: string, id: string): CatalogEntry[] {
-  const file = builtFile(dir, id, CAPABILITY_FILES.catalog);
-  const stale = (why: string) =>
-    new AgentSpacesError('CAPABILITY_STALE', `Capability '${id}' was built by an older agent-spaces: ${file} ${why} (rebuild: \`agent-spaces capabilities build --force\`)`, {
-      id,
-      file,
-    });
-  let value: unknown;
-  try {
-    value = readBuiltJson(dir, id, CAPABILITY_FILES.catalog);
-  } catch (error) {
-    const missing = error instanceof AgentSpacesError && error.code === 'CAPABILITY_NOT_FOUND';
-    if (missing && existsSync(builtFile(dir, id, CAPABILITY_FILES.meta))) throw stale('does not exist');
-    throw error;
-  }
-  if (isRecord(value) && value.version !== CATALOG_VERSION) throw stale(`has format version ${JSON.stringify(value.version)}, not ${CATALOG_VERSION}`);
-  return catalogEntries(value, CAPABILITY_PREFIX + id, file);
-}
-
-function isStrings(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((v) => typeof v === 'string');
-}
-
-/** Checks the shape of a `catalog.json` and joins each function's related names to their declarations. */
-function catalogEntries(value: unknown, module: string, file: string): CatalogEntry[] {
-  function fail(pointer: string, problem: string): never {
-    throw new AgentSpacesError('INVALID_DEFINITION', `${file}: ${pointer || '(root)'} ${problem}`, { file, pointer });
-  }
-  if (!isRecord(value)) fail('', 'must be an object');
-  const types = value.types;
-  if (!isRecord(types) || !Object.values(types).every((t) => typeof t === 'string')) fail('/types', 'must map type names to declarations');
-  if (!Array.isArray(value.functions)) fail('/functions', 'must be an array');
-  return value.functions.map((fn: unknown, index): CatalogEntry => {
-    const at = `/functions/${index}`;
-    if (!isRecord(fn)) fail(at, 'must be an object');
-    for (const key of ['path', 'signature', 'summary', 'doc']) if (typeof fn[key] !== 'string') fail(`${at}/${key}`, 'must be a string');
-    if (fn.function !== undefined && typeof fn.function !== 'string') fail(`${at}/function`, 'must be a string');
-    const related = fn.related;
-    if (!isStrings(related) || !related.every((name) => Object.hasOwn(types, name))) fail(`${at}/related`, 'must list names of /types');
-    const words = fn.words;
-    if (!isRecord(words) || !CATALOG_WORD_KINDS.every((kind) => isStrings(words[kind]))) {
-      fail(`${at}/words`, `must hold the word lists ${CATALOG_WORD_KINDS.join(', ')}`);
-    }
-    const { path, signature, summary, doc } = fn as Record<string, string>;
-    return {
-      module,
-      path,
-      ...(typeof fn.function === 'string' ? { function: fn.function } : {}),
-      signature,
-      summary,
-      doc,
-      related: related.map((name) => types[name] as string),
-      words: Object.fromEntries(CATALOG_WORD_KINDS.map((kind) => [kind, words[kind]])) as unknown as CatalogWords,
-    };
-  });
 }
 
 const STOP_WORDS = new Set(['a', 'an', 'and', 'as', 'at', 'by', 'for', 'from', 'in', 'into', 'is', 'it', 'of', 'on', 'or', 'the', 'to', 'with']);
