@@ -147,12 +147,68 @@ interface ReadSource {
   durationMs: number;
 }
 
+/** What the steps of one build share: its folders and options, the compiler version, file hashes and the report. */
+interface BuildRun {
+  options: BuildOptions;
+  rootDir: string;
+  outDir: string;
+  /** `file` relative to `rootDir`, with `/`. */
+  rel: (file: string) => string;
+  context: SourceContext;
+  /** Rebuild every source (`force` or `refresh`). */
+  force: boolean;
+  compiler: string;
+  hashes: FileHashes;
+  /** The config's sources by their label resolved against `rootDir`. */
+  configSources: Map<string, ConfigSource>;
+  /** Every capability's outcome so far, in the order they were known. */
+  entries: BuildProgress[];
+  report: (entry: BuildProgress) => void;
+  /** The bridge's validators compiler; loaded (and the output folder prepared) on first use: only when something is compiled. */
+  validators: () => Promise<ValidatorsCompiler>;
+}
+
+/** Which sources were read and which capabilities they define, sorted out against the last build's records. */
+interface BuildPlan {
+  /** The sources read, bar files other sources read that define no capability of their own. */
+  sourcesRead: ReadSource[];
+  /** Sources (relative) read without errors. */
+  readOk: Set<string>;
+  /** Sources (relative) of this build, whose last output stays when they fail now. */
+  inBuild: Set<string>;
+  /** The capabilities read now. */
+  fresh: CapabilityIR[];
+  /** The `NAME_COLLISION` diagnostic of each capability whose id another one claims. */
+  collisions: ReturnType<typeof findIdCollisions>;
+}
+
 /**
  * Builds every capability of `options.sources` into `options.outDir`. Problems with a source are reported in its
  * entries (never thrown); throws only for unusable options (`CONFIG_INVALID`) or an unwritable output folder.
  */
 export async function buildCapabilities(options: BuildOptions): Promise<BuildReport> {
   const started = performance.now();
+  const run = await startBuild(options);
+  const { rootDir, outDir, rel, report } = run;
+  const [sources, previous, skills] = await Promise.all([expandSources(options.sources, rootDir, outDir), readBuiltRecords(outDir), skillFiles(rootDir)]);
+  for (const { file, reason } of sources.missing) report(failure(rel(file), 'SOURCE_NOT_FOUND', `${rel(file)} ${reason}`));
+  const checkStarted = performance.now();
+  const { stale, fresh: unchanged, pulledIn } = sourceStates(sources.files, previous, { rootDir, version: run.compiler, hashes: run.hashes, force: run.force });
+  const checkMs = (performance.now() - checkStarted) / Math.max(1, unchanged.length);
+  for (const { file, records } of unchanged) for (const { id } of records) report({ id, file: rel(file), status: 'unchanged', diagnostics: [], durationMs: checkMs });
+  const read = await readSources(run, [...stale, ...run.configSources.keys()]);
+  const inBuild = [...stale, ...unchanged.map(({ file }) => file), ...sources.missing.map(({ file }) => file), ...run.configSources.keys()];
+  const plan = planBuild(run, read, { previous, pulledIn, inBuild, skills: skills.length > 0 });
+  const built = await compileSources(run, plan, previous);
+  const removed = await writeOutput(run, plan, { previous, built, skills });
+  run.entries.sort((a, b) => (a.file === b.file ? (a.id < b.id ? -1 : 1) : a.file < b.file ? -1 : 1));
+  const count = (status: BuildProgress['status']) => run.entries.filter((e) => e.status === status).length;
+  const totals = { built: count('built'), unchanged: count('unchanged'), failed: count('failed') };
+  return { outDir, capabilities: run.entries, removed: [...removed].sort(), totals, durationMs: performance.now() - started };
+}
+
+/** Checks `options` and sets up what the build's steps share. */
+async function startBuild(options: BuildOptions): Promise<BuildRun> {
   if (typeof options.rootDir !== 'string' || !Array.isArray(options.sources)) {
     throw new AgentSpacesError('CONFIG_INVALID', 'buildCapabilities needs a rootDir string and a sources array', { key: 'sources' });
   }
@@ -167,115 +223,141 @@ export async function buildCapabilities(options: BuildOptions): Promise<BuildRep
     ...(options.refresh ? { refresh: true } : {}),
     ...(options.loadTimeoutMs !== undefined ? { loadTimeoutMs: options.loadTimeoutMs } : {}),
   };
-  const force = options.force === true || options.refresh === true;
-  const compiler = await compilerVersion();
-  const hashes = new FileHashes();
   const entries: BuildProgress[] = [];
-  const report = (entry: BuildProgress) => {
-    entries.push(entry);
-    options.onProgress?.(entry);
+  let loading: Promise<ValidatorsCompiler> | undefined;
+  return {
+    options,
+    rootDir,
+    outDir,
+    rel,
+    context,
+    force: options.force === true || options.refresh === true,
+    compiler: await compilerVersion(),
+    hashes: new FileHashes(),
+    configSources: new Map((options.configSources ?? []).map((source) => [resolve(rootDir, source.label), source])),
+    entries,
+    report: (entry) => {
+      entries.push(entry);
+      options.onProgress?.(entry);
+    },
+    validators: () => (loading ??= Promise.all([loadValidators(), prepareOutput(outDir)]).then(([loaded]) => loaded)),
   };
+}
 
-  const configSources = new Map((options.configSources ?? []).map((source) => [resolve(rootDir, source.label), source]));
-  const [sources, previous, skills] = await Promise.all([expandSources(options.sources, rootDir, outDir), readBuiltRecords(outDir), skillFiles(rootDir)]);
-  for (const { file, reason } of sources.missing) report(failure(rel(file), 'SOURCE_NOT_FOUND', `${rel(file)} ${reason}`));
-  const checkStarted = performance.now();
-  const { stale, fresh: unchanged, pulledIn } = sourceStates(sources.files, previous, { rootDir, version: compiler, hashes, force });
-  const checkMs = (performance.now() - checkStarted) / Math.max(1, unchanged.length);
-  for (const { file, records } of unchanged) for (const { id } of records) report({ id, file: rel(file), status: 'unchanged', diagnostics: [], durationMs: checkMs });
-  const toRead = [...stale, ...configSources.keys()];
-
+/** Reads `files` (source files and config source labels), a few at once; a source that cannot be read is reported. */
+async function readSources(run: BuildRun, files: string[]): Promise<ReadSource[]> {
+  const { rel } = run;
   const read: ReadSource[] = [];
-  await forEachLimited(toRead.sort(), READ_CONCURRENCY, async (file) => {
+  await forEachLimited(files.sort(), READ_CONCURRENCY, async (file) => {
     const readStarted = performance.now();
-    const configSource = configSources.get(file);
-    const reader = configSource ? () => configSource.read(context) : readerFor(file);
-    if (!reader) return report(failure(rel(file), 'SOURCE_UNREADABLE', `no source reader for "${extname(file)}" files`));
+    const configSource = run.configSources.get(file);
+    const reader = configSource ? () => configSource.read(run.context) : readerFor(file);
+    if (!reader) return run.report(failure(rel(file), 'SOURCE_UNREADABLE', `no source reader for "${extname(file)}" files`));
     let result: SourceResult;
     try {
-      result = await reader(file, context);
+      result = await reader(file, run.context);
     } catch (error) {
       const diagnostic = failure(rel(file), 'SOURCE_UNREADABLE', `reading ${rel(file)} failed: ${(error as Error).message}`).diagnostics;
       result = { capabilities: [], diagnostics: diagnostic, inputs: [file], hostModules: {} };
     }
     read.push({ file, result, durationMs: performance.now() - readStarted });
   });
-  read.sort((a, b) => (a.file < b.file ? -1 : 1));
+  return read.sort((a, b) => (a.file < b.file ? -1 : 1));
+}
+
+/**
+ * Sorts out what was `read` against the last build: files that other sources read and that define nothing are no
+ * sources; `last.inBuild` lists the sources (absolute) of this build, `last.skills` whether it has skills.
+ */
+function planBuild(
+  run: BuildRun,
+  read: ReadSource[],
+  last: { previous: readonly BuiltRecord[]; pulledIn: Set<string>; inBuild: string[]; skills: boolean },
+): BuildPlan {
+  const { rel } = run;
+  const { pulledIn } = last;
   for (const { file, result } of read) for (const input of result.inputs) if (resolve(input) !== file) pulledIn.add(rel(input));
   const notSources = new Set(read.filter(({ file, result }) => result.capabilities.length === 0 && pulledIn.has(rel(file))).map(({ file }) => rel(file)));
   const sourcesRead = read.filter(({ file }) => !notSources.has(rel(file)));
   const readOk = new Set(sourcesRead.filter(({ result }) => !hasErrors(result.diagnostics)).map(({ file }) => rel(file)));
 
   // Ids whose last output stays (unchanged sources, sources that failed now) cannot be claimed by another source.
-  const inBuild = new Set([...stale, ...unchanged.map(({ file }) => file), ...sources.missing.map(({ file }) => file), ...configSources.keys()].map(rel));
+  const inBuild = new Set(last.inBuild.map(rel));
   for (const file of notSources) inBuild.delete(file);
-  if (skills.length > 0) inBuild.add(SKILLS_DIR);
-  const kept = previous.filter((record) => inBuild.has(record.file) && !readOk.has(record.file));
+  if (last.skills) inBuild.add(SKILLS_DIR);
+  const kept = last.previous.filter((record) => inBuild.has(record.file) && !readOk.has(record.file));
   const fresh = sourcesRead.flatMap(({ file, result }) => (readOk.has(rel(file)) ? result.capabilities : []));
   const collisions = findIdCollisions(fresh, new Map(kept.map((record) => [record.id, record.file])));
+  return { sourcesRead, readOk, inBuild, fresh, collisions };
+}
 
+/**
+ * Compiles each capability of the sources read without errors, and reports the others failed; a config source's
+ * capability whose IR did not change is kept as built. Returns the records of the capabilities built or kept.
+ */
+async function compileSources(run: BuildRun, plan: BuildPlan, previous: readonly BuiltRecord[]): Promise<Map<string, BuiltRecord>> {
+  const { rel, report } = run;
   const built = new Map<string, BuiltRecord>();
-  const jobs = sourcesRead.flatMap((source) => {
+  const jobs = plan.sourcesRead.flatMap((source) => {
     const { file, result } = source;
-    if (!readOk.has(rel(file)) || result.capabilities.length === 0) {
+    if (!plan.readOk.has(rel(file)) || result.capabilities.length === 0) {
       const ids = result.capabilities.length > 0 ? result.capabilities.map((c) => c.id) : [fallbackId(rel(file))];
       for (const id of ids) report({ id, file: rel(file), status: 'failed', diagnostics: result.diagnostics, durationMs: source.durationMs });
       return [];
     }
     return result.capabilities.map((capability) => ({ source, capability }));
   });
-  // The bridge (and ajv) load on first use: only when something is compiled.
-  let loading: Promise<ValidatorsCompiler> | undefined;
-  const validators = () => (loading ??= Promise.all([loadValidators(), prepareOutput(outDir)]).then(([loaded]) => loaded));
   const previousById = new Map(previous.map((record) => [record.id, record]));
   for (const { source, capability } of jobs) {
     const jobStarted = performance.now();
-    const collision = collisions.get(capability);
+    const collision = plan.collisions.get(capability);
     const diagnostics = [...source.result.diagnostics, ...checkCapabilityNames(capability), ...(collision ? [collision] : [])];
-    const fingerprint = configSources.has(source.file) ? irFingerprint(capability, compiler) : undefined;
+    const fingerprint = run.configSources.has(source.file) ? irFingerprint(capability, run.compiler) : undefined;
     const last = previousById.get(capability.id);
-    if (fingerprint && !force && !hasErrors(diagnostics) && last?.file === capability.source.file && sameInputs(last.inputs, fingerprint)) {
+    if (fingerprint && !run.force && !hasErrors(diagnostics) && last?.file === capability.source.file && sameInputs(last.inputs, fingerprint)) {
       built.set(last.id, last);
       report({ id: capability.id, file: capability.source.file, status: 'unchanged', diagnostics, durationMs: source.durationMs + performance.now() - jobStarted });
       continue;
     }
-    const { record, ...entry } = compileCapability(capability, source, diagnostics, {
-      outDir,
-      rootDir,
-      compiler,
-      hashes,
-      validators: await validators(),
-      ...(fingerprint ? { fingerprint } : {}),
-    });
+    const { record, ...entry } = compileCapability(capability, source, diagnostics, await compileContext(run, fingerprint));
     if (record) built.set(record.id, record);
     report({ ...entry, durationMs: source.durationMs / source.result.capabilities.length + performance.now() - jobStarted });
   }
+  return built;
+}
 
-  const produced = groupBy(fresh, (capability) => capability.source.file);
+/**
+ * Removes the output of capabilities that left the build, builds the skills, and writes the index files and the build
+ * state. Returns the ids removed.
+ */
+async function writeOutput(
+  run: BuildRun,
+  plan: BuildPlan,
+  outcome: { previous: readonly BuiltRecord[]; built: Map<string, BuiltRecord>; skills: readonly string[] },
+): Promise<Set<string>> {
+  const { outDir } = run;
+  const { previous, built, skills } = outcome;
+  const produced = groupBy(plan.fresh, (capability) => capability.source.file);
   const removed = new Set(
     previous
       .filter(({ id }) => !built.has(id))
-      .filter(({ id, file }) => !inBuild.has(file) || (readOk.has(file) && !produced.get(file)?.some((c) => c.id === id)))
+      .filter(({ id, file }) => !plan.inBuild.has(file) || (plan.readOk.has(file) && !produced.get(file)?.some((c) => c.id === id)))
       .map(({ id }) => id),
   );
   await Promise.all([...removed].map((id) => removeCapability(outDir, id)));
   let records = [...previous.filter(({ id }) => !removed.has(id) && !built.has(id)), ...built.values()];
   if (skills.length > 0) {
-    const skillsRecord = await buildSkills(skills, records, { outDir, rootDir, compiler, hashes, validators }, options, force, report);
+    const skillsRecord = await buildSkills(run, skills, records);
     if (skillsRecord === undefined && records.some((r) => r.id === SKILLS_ID && r.file === SKILLS_DIR)) {
       await removeCapability(outDir, SKILLS_ID);
       removed.add(SKILLS_ID);
     }
     records = [...records.filter((r) => !(r.id === SKILLS_ID && r.file === SKILLS_DIR)), ...(skillsRecord ? [skillsRecord] : [])];
   }
-  await writeIndexFiles(outDir, records.map(({ id }) => id), options.sandboxDeclarations);
+  await writeIndexFiles(outDir, records.map(({ id }) => id), run.options.sandboxDeclarations);
   await writeBuildState(outDir, records);
   await removeStaging(outDir);
-
-  entries.sort((a, b) => (a.file === b.file ? (a.id < b.id ? -1 : 1) : a.file < b.file ? -1 : 1));
-  const count = (status: BuildProgress['status']) => entries.filter((e) => e.status === status).length;
-  const totals = { built: count('built'), unchanged: count('unchanged'), failed: count('failed') };
-  return { outDir, capabilities: entries, removed: [...removed].sort(), totals, durationMs: performance.now() - started };
+  return removed;
 }
 
 interface CompileContext {
@@ -287,6 +369,12 @@ interface CompileContext {
   validators: ValidatorsCompiler;
   /** The inputs record of a config source's capability (its IR's hash), in place of file hashes. */
   fingerprint?: Record<string, string>;
+}
+
+/** The context to compile a capability of `run` in, loading the validators compiler if not yet loaded. */
+async function compileContext(run: BuildRun, fingerprint: Record<string, string> | undefined): Promise<CompileContext> {
+  const { outDir, rootDir, compiler, hashes } = run;
+  return { outDir, rootDir, compiler, hashes, validators: await run.validators(), ...(fingerprint ? { fingerprint } : {}) };
 }
 
 /** The inputs record of a capability read from a config source: `{ [label]: sha256 of its IR and the compiler version }`. */
@@ -317,17 +405,11 @@ async function loadValidators(): Promise<ValidatorsCompiler> {
 /**
  * Builds the project's skills (`skills`, relative paths) into `@capabilities/skills`, checked against the other built
  * capabilities of `records`; reports each skill that failed and the module. Returns its record, or undefined when no
- * skill built (or the id is another capability's). `validators` loads the bridge's (and prepares the output folder).
+ * skill built (or the id is another capability's).
  */
-async function buildSkills(
-  skills: readonly string[],
-  records: readonly BuiltRecord[],
-  context: Omit<CompileContext, 'validators'> & { validators: () => Promise<ValidatorsCompiler> },
-  options: BuildOptions,
-  force: boolean,
-  report: (entry: BuildProgress) => void,
-): Promise<BuiltRecord | undefined> {
+async function buildSkills(run: BuildRun, skills: readonly string[], records: readonly BuiltRecord[]): Promise<BuiltRecord | undefined> {
   const started = performance.now();
+  const { options, report } = run;
   const taken = records.find((r) => r.id === SKILLS_ID && r.file !== SKILLS_DIR);
   if (taken) {
     const message = `the skills (${SKILLS_DIR}/*.ts) build into @capabilities/${SKILLS_ID}, which ${taken.file} already defines; rename that capability`;
@@ -335,10 +417,10 @@ async function buildSkills(
     return undefined;
   }
   const others = records.filter((r) => r.id !== SKILLS_ID);
-  const key = await skillsKey(context.outDir, context.compiler, others, options.sandboxDeclarations);
-  const declarations = () => skillDeclarations(context.outDir, options.sandboxDeclarations, others.map((r) => r.id));
+  const key = await skillsKey(run.outDir, run.compiler, others, options.sandboxDeclarations);
+  const declarations = () => skillDeclarations(run.outDir, options.sandboxDeclarations, others.map((r) => r.id));
   const last = records.find((r) => r.id === SKILLS_ID);
-  const result = await readSkills(context.rootDir, skills, key, declarations, { budget: options.typecheckBudget, last: force ? undefined : last?.inputs });
+  const result = await readSkills(run.rootDir, skills, key, declarations, { budget: options.typecheckBudget, last: run.force ? undefined : last?.inputs });
   for (const [file, diagnostics] of result.failures) report({ id: SKILLS_ID, file, status: 'failed', diagnostics, durationMs: 0 });
   if (result.unchanged && last) {
     report({ id: SKILLS_ID, file: SKILLS_DIR, status: 'unchanged', diagnostics: [], durationMs: performance.now() - started });
@@ -346,8 +428,7 @@ async function buildSkills(
   }
   if (!result.capability) return undefined;
   const source: ReadSource = { file: SKILLS_DIR, result: { capabilities: [result.capability], diagnostics: [], inputs: [], hostModules: {} }, durationMs: 0 };
-  const compileContext = { ...context, validators: await context.validators(), fingerprint: result.inputs };
-  const { record, ...entry } = compileCapability(result.capability, source, [], compileContext, result.declarations);
+  const { record, ...entry } = compileCapability(result.capability, source, [], await compileContext(run, result.inputs), result.declarations);
   report({ ...entry, durationMs: performance.now() - started });
   return record;
 }
