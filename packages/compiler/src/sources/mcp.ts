@@ -185,34 +185,7 @@ export function mcpToCapability(discovery: McpDiscovery, options: McpSourceOptio
       (absent > 0 ? ` ${plural(absent)} had no JSON data: \`data\` may be absent.` : '');
     functions.push({ ...fn, name, description: `${fn.description}\n\n${note}`, returnsType: `${absent > 0 ? 'McpToolResult' : 'McpDataResult'}<${data.type}>` });
   });
-  if (discovery.resources) {
-    const examples = discovery.resources.slice(0, EXAMPLE_URIS).map((r) => r.uri);
-    functions.push(
-      {
-        name: allocate('listResources', MCP_LIST_RESOURCES, '/resources'),
-        sourceName: MCP_LIST_RESOURCES,
-        description: `Lists the resources of MCP server "${server}" (all pages).`,
-        parameters: NO_PARAMETERS,
-        returnsType: 'McpResource[]',
-        pointer: '/resources',
-      },
-      {
-        name: allocate('readResource', MCP_READ_RESOURCE, '/resources'),
-        sourceName: MCP_READ_RESOURCE,
-        description: `Reads one resource of MCP server "${server}"; resolves to its contents.`,
-        parameters: {
-          type: 'object',
-          properties: {
-            uri: { type: 'string', description: 'URI of the resource, as listResources() gives it', ...(examples.length ? { examples } : {}) },
-          },
-          required: ['uri'],
-          additionalProperties: false,
-        },
-        returnsType: 'McpResourceContents[]',
-        pointer: '/resources',
-      },
-    );
-  }
+  if (discovery.resources) functions.push(...resourceFunctions(discovery.resources, server, allocate));
   discovery.prompts?.forEach((prompt, index) => {
     const pointer = `/prompts/${index}`;
     const name = allocate(identifier(`prompt_${prompt.name}`), promptSourceName(prompt.name), pointer);
@@ -234,6 +207,43 @@ export function mcpToCapability(discovery: McpDiscovery, options: McpSourceOptio
   };
   diagnostics.push(...checkCapabilityNames(capability));
   return { capability, diagnostics };
+}
+
+/**
+ * `listResources()` and `readResource({ uri })` of a server that offers `resources` (the first few URIs are `uri`'s
+ * examples); `allocate` names them.
+ */
+function resourceFunctions(
+  resources: NonNullable<McpDiscovery['resources']>,
+  server: string,
+  allocate: (wanted: string, sourceName: string, pointer: string) => string,
+): FunctionIR[] {
+  const examples = resources.slice(0, EXAMPLE_URIS).map((r) => r.uri);
+  return [
+    {
+      name: allocate('listResources', MCP_LIST_RESOURCES, '/resources'),
+      sourceName: MCP_LIST_RESOURCES,
+      description: `Lists the resources of MCP server "${server}" (all pages).`,
+      parameters: NO_PARAMETERS,
+      returnsType: 'McpResource[]',
+      pointer: '/resources',
+    },
+    {
+      name: allocate('readResource', MCP_READ_RESOURCE, '/resources'),
+      sourceName: MCP_READ_RESOURCE,
+      description: `Reads one resource of MCP server "${server}"; resolves to its contents.`,
+      parameters: {
+        type: 'object',
+        properties: {
+          uri: { type: 'string', description: 'URI of the resource, as listResources() gives it', ...(examples.length ? { examples } : {}) },
+        },
+        required: ['uri'],
+        additionalProperties: false,
+      },
+      returnsType: 'McpResourceContents[]',
+      pointer: '/resources',
+    },
+  ];
 }
 
 function toolFunction(tool: McpTool, pointer: string, file: string, diagnostics: Diagnostic[]): Omit<FunctionIR, 'name'> | undefined {
