@@ -68,85 +68,107 @@ const LITERALS = ['true', 'false', 'null'];
 
 /** Scans text `JSON.parse` refused and returns where and why, in words a person can act on. */
 function findJsonError(text: string): Found | undefined {
-  let i = 0;
-  const fail = (problem: string): never => {
-    throw new Found(i, problem);
-  };
-  const space = () => {
-    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
-  };
-  const string = () => {
-    i++;
-    for (;;) {
-      const c = text[i];
-      if (c === undefined) fail('unterminated string');
-      if (c === '"') return void i++;
-      if (c === '\\') {
-        const next = text[i + 1];
-        if (next === 'u') {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) fail('invalid \\u escape (needs 4 hex digits)');
-          i += 6;
-        } else if (next !== undefined && '"\\/bfnrt'.includes(next)) i += 2;
-        else fail(`invalid escape \\${next ?? ''}`);
-      } else if (c! < ' ') fail('control character in string (escape it, e.g. \\n)');
-      else i++;
-    }
-  };
-  const value = (): void => {
-    space();
-    const c = text[i];
-    if (c === undefined) return fail('unexpected end of input, expected a value');
-    if (c === '{') return object();
-    if (c === '[') return array();
-    if (c === '"') return string();
-    NUMBER.lastIndex = i;
-    if (NUMBER.test(text)) return void (i = NUMBER.lastIndex);
-    const literal = LITERALS.find((word) => text.startsWith(word, i));
-    if (literal) return void (i += literal.length);
-    if (c === "'") return fail('strings need double quotes');
-    return fail(`unexpected character ${JSON.stringify(c)}`);
-  };
-  const object = () => {
-    i++;
-    space();
-    if (text[i] === '}') return void i++;
-    for (;;) {
-      space();
-      if (text[i] === '}') fail("trailing comma before '}'");
-      if (text[i] !== '"') fail('expected a property name in double quotes');
-      string();
-      space();
-      if (text[i] !== ':') fail("expected ':' after the property name");
-      i++;
-      value();
-      space();
-      if (text[i] === '}') return void i++;
-      if (text[i] !== ',') fail("expected ',' or '}' after a property value");
-      i++;
-    }
-  };
-  const array = () => {
-    i++;
-    space();
-    if (text[i] === ']') return void i++;
-    for (;;) {
-      space();
-      if (text[i] === ']') fail("trailing comma before ']'");
-      value();
-      space();
-      if (text[i] === ']') return void i++;
-      if (text[i] !== ',') fail("expected ',' or ']' after an array element");
-      i++;
-    }
-  };
   try {
-    value();
-    space();
-    if (i < text.length) fail('unexpected text after the JSON value');
+    new JsonScanner(text).document();
     return undefined;
   } catch (error) {
     if (error instanceof Found) return error;
     return undefined; // e.g. nesting too deep for this scanner: fall back to the engine's message
+  }
+}
+
+/** Walks JSON text from its start; throws a {@link Found} at the first thing that is not JSON. */
+class JsonScanner {
+  private i = 0;
+
+  constructor(private readonly text: string) {}
+
+  /** Scans one value and the space after it, which must end the text. */
+  document(): void {
+    this.value();
+    this.space();
+    if (this.i < this.text.length) this.fail('unexpected text after the JSON value');
+  }
+
+  private fail(problem: string): never {
+    throw new Found(this.i, problem);
+  }
+
+  private space(): void {
+    const { text } = this;
+    while (this.i < text.length && (text[this.i] === ' ' || text[this.i] === '\t' || text[this.i] === '\n' || text[this.i] === '\r')) this.i++;
+  }
+
+  private string(): void {
+    const { text } = this;
+    this.i++;
+    for (;;) {
+      const c = text[this.i];
+      if (c === undefined) this.fail('unterminated string');
+      if (c === '"') return void this.i++;
+      if (c === '\\') {
+        const next = text[this.i + 1];
+        if (next === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(this.i + 2, this.i + 6))) this.fail('invalid \\u escape (needs 4 hex digits)');
+          this.i += 6;
+        } else if (next !== undefined && '"\\/bfnrt'.includes(next)) this.i += 2;
+        else this.fail(`invalid escape \\${next ?? ''}`);
+      } else if (c! < ' ') this.fail('control character in string (escape it, e.g. \\n)');
+      else this.i++;
+    }
+  }
+
+  private value(): void {
+    const { text } = this;
+    this.space();
+    const c = text[this.i];
+    if (c === undefined) return this.fail('unexpected end of input, expected a value');
+    if (c === '{') return this.object();
+    if (c === '[') return this.array();
+    if (c === '"') return this.string();
+    NUMBER.lastIndex = this.i;
+    if (NUMBER.test(text)) return void (this.i = NUMBER.lastIndex);
+    const literal = LITERALS.find((word) => text.startsWith(word, this.i));
+    if (literal) return void (this.i += literal.length);
+    if (c === "'") return this.fail('strings need double quotes');
+    return this.fail(`unexpected character ${JSON.stringify(c)}`);
+  }
+
+  private object(): void {
+    const { text } = this;
+    this.i++;
+    this.space();
+    if (text[this.i] === '}') return void this.i++;
+    for (;;) {
+      this.space();
+      if (text[this.i] === '}') this.fail("trailing comma before '}'");
+      if (text[this.i] !== '"') this.fail('expected a property name in double quotes');
+      this.string();
+      this.space();
+      if (text[this.i] !== ':') this.fail("expected ':' after the property name");
+      this.i++;
+      this.value();
+      this.space();
+      if (text[this.i] === '}') return void this.i++;
+      if (text[this.i] !== ',') this.fail("expected ',' or '}' after a property value");
+      this.i++;
+    }
+  }
+
+  private array(): void {
+    const { text } = this;
+    this.i++;
+    this.space();
+    if (text[this.i] === ']') return void this.i++;
+    for (;;) {
+      this.space();
+      if (text[this.i] === ']') this.fail("trailing comma before ']'");
+      this.value();
+      this.space();
+      if (text[this.i] === ']') return void this.i++;
+      if (text[this.i] !== ',') this.fail("expected ',' or ']' after an array element");
+      this.i++;
+    }
   }
 }
 
