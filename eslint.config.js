@@ -53,6 +53,14 @@ const boundaries = [
     files: ['packages/runtime/src/**'],
     patterns: [never([...workspaceExcept('capabilities'), ...LAZY_HEAVY], 'the runtime imports capabilities only, never typescript or the MCP SDK')],
   },
+  // runtime: "the child side of a sandbox process trusts its parent and never imports the parent side, nor a transpiler".
+  {
+    name: 'runtime-child',
+    files: ['packages/runtime/src/process/child/**'],
+    patterns: [
+      never(['../parent', '../../script', '../../sandbox.js', 'esbuild', 'acorn'], 'the child side executes prepared runs: it never imports the parent side or script/'),
+    ],
+  },
   // bridge: "capabilities, mcp, ajv"; the root of mcp (the MCP SDK) only lazily, as the sdk's entry imports the bridge.
   {
     name: 'bridge',
@@ -108,12 +116,12 @@ const boundaries = [
       { ...never(['typescript'], 'the plugin uses the typescript instance tsserver gives it'), allowTypeImports: true },
     ],
   },
-  // isolated-vm "appears only in the runtime's sandbox, pool and host-port files".
+  // isolated-vm "appears only in the runtime's isolate/ folder".
   {
     name: 'isolated-vm',
     files: ['packages/*/src/**'],
-    ignores: ['packages/runtime/src/sandbox/**', 'packages/runtime/src/pool.ts', 'packages/runtime/src/host-port.ts'],
-    patterns: [never(['isolated-vm'], "isolated-vm is imported only in the runtime's sandbox/, pool.ts and host-port.ts")],
+    ignores: ['packages/runtime/src/isolate/**'],
+    patterns: [never(['isolated-vm'], "isolated-vm is imported only in the runtime's isolate/ folder")],
   },
   // Code bundled into the isolate (the runtime's prelude, std's sandbox half) has no node builtins to import.
   {

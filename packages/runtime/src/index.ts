@@ -1,13 +1,15 @@
 export { DEFAULT_LIMITS, type RunLimits } from './limits.js';
-export { Sandbox, SandboxSession, type RunOptions, type SandboxOptions, type SandboxStats, type SessionOptions } from './sandbox/sandbox.js';
-export type { RunOutcome, RunStats } from './sandbox/outcome.js';
-export type { LogEntry } from './host-port.js';
-export { transpile, type TranspiledScript } from './transpile.js';
-export { SANDBOX_GLOBALS_DTS } from './globals-dts.js';
+export type { LogEntry, RunOutcome, RunStats } from './outcome.js';
 export {
-  ProcessSandbox,
-  type ProcessOptions,
-  type ProcessSession,
-  type SandboxHost,
+  Sandbox,
+  SandboxSession,
+  type AgentSandbox,
+  type RunOptions,
+  type SandboxOptions,
   type SandboxSessionHandle,
-} from './process/process-sandbox.js';
+  type SandboxStats,
+  type SessionOptions,
+} from './sandbox.js';
+export { transpile, type TranspiledScript } from './script/transpile.js';
+export { SANDBOX_GLOBALS_DTS } from './globals-dts.js';
+export { ProcessSandbox, type ProcessOptions, type ProcessSession } from './process/parent/process-sandbox.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { Sandbox, transpile, type RunOutcome } from '../src/index.js';
+import { Sandbox, type RunOutcome } from '../src/index.js';
 import { MODULES, createPort } from './helpers.js';
 
 const sandbox = new Sandbox({ modules: MODULES });
@@ -252,25 +252,6 @@ describe("a plain run's first stretch", () => {
         await math.sleep({ ms: 20 });
         try { await early; } catch (e) { return e.message; }`),
     ).toBe('early');
-  });
-});
-
-describe('a script transpiled already (RunOptions.transpiled, as a sandbox process gets it)', () => {
-  it('runs the given script instead of transpiling the code, in a plain run and in a session', async () => {
-    const transpiled = transpile('return 2;');
-    expect(await sandbox.run('return 1;', { port: createPort(), transpiled })).toMatchObject({ ok: true, value: 2 });
-    const session = sandbox.createSession();
-    try {
-      expect(await session.run('return 1;', { port: createPort(), transpiled })).toMatchObject({ ok: true, value: 2 });
-    } finally {
-      await session.close();
-    }
-  });
-
-  it("still checks the script's imports against the modules", async () => {
-    const transpiled = transpile(`import { x } from '@capabilities/missing';\nreturn x;`);
-    const outcome = await sandbox.run('return 1;', { port: createPort(), transpiled });
-    expect(outcome).toMatchObject({ ok: false, error: { code: 'IMPORT_NOT_FOUND', data: { specifier: '@capabilities/missing' } } });
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { Sandbox, type RunOutcome, type SandboxHost, type SandboxSessionHandle } from '../src/index.js';
+import { Sandbox, type RunOutcome, type AgentSandbox, type SandboxSessionHandle } from '../src/index.js';
 import { MODULES, createPort } from './helpers.js';
 
 const sandbox = new Sandbox({ modules: MODULES, limits: { memoryMb: 32 } });
@@ -113,7 +113,7 @@ describe('sessions', () => {
 
   it('are counted by stats() until closed, with no process (the owner is ignored in-process)', async () => {
     const own = new Sandbox({ modules: MODULES });
-    const host: SandboxHost = own;
+    const host: AgentSandbox = own;
     const session = host.createSession({ owner: 'client-1' });
     expect(await value(session, 'return 1;')).toBe(1);
     expect(own.stats()).toEqual({ processes: 0, sessions: 1 });

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { expect } from 'vitest';
-import type { RunOutcome, SandboxHost } from '../../src/index.js';
+import type { RunOutcome, AgentSandbox } from '../../src/index.js';
 import { createPort } from '../helpers.js';
 
 /**
@@ -14,7 +14,7 @@ export function expectCode(outcome: RunOutcome, code: string): void {
 }
 
 /** The next run of `sandbox` works (and this process, the host, is still here to see it). */
-export async function stillServes(sandbox: SandboxHost): Promise<void> {
+export async function stillServes(sandbox: AgentSandbox): Promise<void> {
   const outcome = await sandbox.run(`import { add } from '@capabilities/math';\nreturn await add({ a: 1, b: 1 });`, { port: createPort() });
   expect(outcome).toMatchObject({ ok: true, value: 2 });
 }

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, ProcessSandbox, Sandbox, type SandboxHost } from '../../src/index.js';
-import { childEntry } from '../../src/process/child-entry.js';
-import { parseFromChild } from '../../src/process/protocol.js';
-import { transpileAsync } from '../../src/transpile.js';
+import { DEFAULT_LIMITS, ProcessSandbox, Sandbox, type AgentSandbox } from '../../src/index.js';
+import { childEntry } from '../../src/process/parent/child-entry.js';
+import { transpileAsync } from '../../src/script/transpile.js';
 import { MODULES, createPort, proxyModule } from '../helpers.js';
 import { SLACK_MS, expectCode, sandboxChildren, stillServes } from './helpers.js';
 
@@ -133,13 +132,13 @@ describe('supervision', () => {
   });
 
   it('a sandbox process exits when its parent dies', async () => {
-    // A plain-JS parent that forks the child entry the way SandboxProcess does, starts a run that spins, and is killed.
-    const limits = JSON.stringify({ ...DEFAULT_LIMITS, timeoutMs: 60_000 });
-    const script = async (code: string): Promise<string> => JSON.stringify({ code, transpiled: await transpileAsync(code) });
+    // A plain-JS parent that forks the child entry the way SupervisedChild does, starts a run that spins, and is killed.
+    const limits = { ...DEFAULT_LIMITS, timeoutMs: 60_000 };
+    const prepared = async (code: string): Promise<string> => JSON.stringify({ script: await transpileAsync(code), limits });
     const parentCode = [
       `const c = require('node:child_process').fork(process.argv[1], [], { serialization: 'advanced', execArgv: ['--no-node-snapshot'], stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });`,
-      `c.send({ kind: 'init', modules: new Map(), limits: ${limits}, warmUp: ${await script('export default 0;')} });`,
-      `c.once('message', () => { c.send({ kind: 'run', runId: 1, script: ${await script('while (true) {}')}, limits: ${limits} }); console.log(c.pid); });`,
+      `c.send({ kind: 'init', modules: new Map(), memoryMb: ${limits.memoryMb}, warmUp: ${await prepared('export default 0;')} });`,
+      `c.once('message', () => { c.send({ kind: 'run', runId: 1, run: ${await prepared('while (true) {}')} }); console.log(c.pid); });`,
     ].join('\n');
     const parent = spawn(process.execPath, ['-e', parentCode, await childEntry()], { stdio: ['ignore', 'pipe', 'inherit'] });
     const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
@@ -170,29 +169,9 @@ describe('supervision', () => {
   });
 });
 
-describe('the protocol', () => {
-  it('refuses malformed messages from the child', () => {
-    for (const message of [
-      null,
-      { kind: 'call', runId: 1, callId: 1, message: { capability: 1, function: 'f' } },
-      { kind: 'call', runId: '1', callId: 1, message: { capability: 'c', function: 'f' } },
-      { kind: 'log', runId: 1, entry: { level: 'shout', message: 'x', timestamp: '' } },
-      { kind: 'end', runId: 1, outcome: { ok: true, value: 1 }, rssBytes: 1 },
-      { kind: 'end', runId: 1, outcome: { ok: false, error: { code: 'X' }, stats: { cpuTimeMs: 1 } }, rssBytes: 1 },
-      { kind: 'exec', code: 'x' },
-    ]) {
-      expect(parseFromChild(message)).toBeUndefined();
-    }
-    expect(parseFromChild({ kind: 'call', runId: 1, callId: 2, message: { kind: 'call', capability: 'c', function: 'f', params: 1, extra: 1 } })).toEqual({
-      kind: 'call',
-      runId: 1,
-      callId: 2,
-      message: { kind: 'call', capability: 'c', function: 'f', params: 1 },
-    });
-  });
-
-  it('lets the SDK pick either isolation through SandboxHost', async () => {
-    const hosts: SandboxHost[] = [new Sandbox({ modules: MODULES }), open()];
+describe('either isolation', () => {
+  it('lets the SDK pick either isolation through AgentSandbox', async () => {
+    const hosts: AgentSandbox[] = [new Sandbox({ modules: MODULES }), open()];
     for (const host of hosts) await stillServes(host);
     await hosts[0]!.close();
   });

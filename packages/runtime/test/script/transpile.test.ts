@@ -1,7 +1,7 @@
 import { isAgentSpacesError } from '@agent-spaces/capabilities';
 import { describe, expect, it } from 'vitest';
-import { transpile } from '../src/index.js';
-import { transpileAsync } from '../src/transpile.js';
+import { transpile } from '../../src/index.js';
+import { transpileAsync } from '../../src/script/transpile.js';
 
 function syntaxErrorOf(code: string): { line: unknown; column: unknown; code: string } {
   try {

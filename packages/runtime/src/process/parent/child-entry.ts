@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { moduleEntry } from '@agent-spaces/capabilities';
-import { preludeSources } from '../prelude-source.js';
+import { preludeSources } from '../../isolate/prelude-source.js';
 
 /** Where `npm run build` writes {@link bundleChild}'s result, beside the package's bundle in `dist/`. */
 export const CHILD_FILE = 'process-child.mjs';
@@ -13,23 +13,23 @@ export const CHILD_FILE = 'process-child.mjs';
  */
 export const childEntry = moduleEntry({
   built: new URL(`./${CHILD_FILE}`, import.meta.url),
-  cacheDir: new URL('../../node_modules/.cache/agent-spaces-runtime/', import.meta.url),
+  cacheDir: new URL('../../../node_modules/.cache/agent-spaces-runtime/', import.meta.url),
   name: 'process-child',
   bundle: () => bundleChild(),
 });
 
 /**
- * Bundles `./child.ts` (or its compiled `.js` in `dist/`) and the runtime it hosts into one ES module with esbuild;
- * isolated-vm stays an import. The prelude is inlined, so the child reads no file to start, and the transpiler is
- * `./child-transpile.ts`. From the sources, workspace packages are bundled from theirs too (the `@agent-spaces/source`
- * condition).
+ * Bundles the child's entry, `../child/main.ts` (or its compiled `.js` in `dist/`), and the isolate code it runs into
+ * one ES module with esbuild; isolated-vm stays an import. The prelude is inlined, so the child reads no file to
+ * start; the child side never imports a transpiler (lint's `arch/runtime-child`). From the sources, workspace packages
+ * are bundled from theirs too (the `@agent-spaces/source` condition).
  */
 export async function bundleChild(): Promise<string> {
   const { build } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
   const fromSources = import.meta.url.endsWith('.ts');
   const prelude = await preludeSources();
   const result = await build({
-    entryPoints: [fileURLToPath(new URL(fromSources ? './child.ts' : './child.js', import.meta.url))],
+    entryPoints: [fileURLToPath(new URL(fromSources ? '../child/main.ts' : '../child/main.js', import.meta.url))],
     bundle: true,
     format: 'esm',
     platform: 'node',
@@ -42,10 +42,6 @@ export async function bundleChild(): Promise<string> {
       {
         name: 'sandbox-process',
         setup(builder) {
-          // The parent transpiles: the child's runtime gets the scripts it sends instead of esbuild.
-          builder.onResolve({ filter: /^\.\.\/transpile\.js$/ }, () => ({
-            path: fileURLToPath(new URL(fromSources ? './child-transpile.ts' : './child-transpile.js', import.meta.url)),
-          }));
           builder.onLoad({ filter: /[\\/]prelude-source\.[jt]s$/ }, () => ({
             contents: `export const preludeSources = async () => (${JSON.stringify(prelude)});`,
             loader: 'js',

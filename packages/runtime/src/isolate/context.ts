@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import type ivm from 'isolated-vm';
 import { AgentSpacesError, BRIDGE_MODULE, type WireError } from '@agent-spaces/capabilities';
-import type { TranspiledScript } from '../assemble.js';
-import type { HostChannel } from '../host-port.js';
+import type { TranspiledScript } from '../script/assemble.js';
+import type { CallChannel } from './channel.js';
 import {
   HOST_CALL_GLOBAL,
   HOST_DONE_GLOBAL,
@@ -33,7 +33,7 @@ export interface ContextTemplate {
  */
 export class SandboxContext {
   /** The run whose messages this context's Callbacks deliver to; `undefined` between runs. */
-  channel: HostChannel | undefined;
+  channel: CallChannel | undefined;
   readonly #isolate: ivm.Isolate;
   readonly #context: ivm.Context;
   readonly #settle: ivm.Reference<PreludeApi['settle']>;

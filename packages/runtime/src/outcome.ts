@@ -1,9 +1,14 @@
-import { BRIDGE_MODULE, isAgentSpacesError, toWireError, type WireError } from '@agent-spaces/capabilities';
-import type { TranspiledScript } from '../assemble.js';
-import type { LogEntry } from '../host-port.js';
-import type { RunLimits } from '../limits.js';
-import type { ThrownError } from '../prelude/contract.js';
-import { transpileAsync } from '../transpile.js';
+import { isAgentSpacesError, toWireError, type LogLevel, type WireError } from '@agent-spaces/capabilities';
+import type { RunLimits } from './limits.js';
+import type { ThrownError } from './prelude/contract.js';
+
+/** One captured console line. */
+export interface LogEntry {
+  level: LogLevel;
+  message: string;
+  /** ISO-8601 time the host received the line. */
+  timestamp: string;
+}
 
 /** Figures of one run. */
 export interface RunStats {
@@ -17,43 +22,6 @@ export interface RunStats {
 export type RunOutcome =
   | { ok: true; value: unknown; logs: LogEntry[]; stats: RunStats }
   | { ok: false; error: WireError; logs: LogEntry[]; stats: RunStats };
-
-/**
- * Transpiles agent code (unless `transpiled` is what it transpiles to, made already) and checks its imports against
- * `modules`; returns the script or the error that ends the run.
- */
-export async function prepare(code: string, modules: ReadonlyMap<string, string>, transpiled?: TranspiledScript): Promise<{ script: TranspiledScript } | { error: WireError }> {
-  let script: TranspiledScript;
-  try {
-    script = transpiled ?? (await transpileAsync(code));
-  } catch (error) {
-    const wire = toWireError(error, 'INTERNAL', 'Cannot transpile the script');
-    if (wire.code !== 'IMPORT_NOT_FOUND') return { error: wire };
-    return { error: { code: 'IMPORT_NOT_FOUND', message: `${wire.message}. ${importable(modules)}`, data: { available: available(modules) } } };
-  }
-  for (const specifier of script.imports) {
-    if (specifier === BRIDGE_MODULE || !modules.has(specifier)) return { error: importNotFound(specifier, modules) };
-  }
-  return { script };
-}
-
-/** `IMPORT_NOT_FOUND` for `specifier`, listing what can be imported. */
-function importNotFound(specifier: string, modules: ReadonlyMap<string, string>): WireError {
-  return {
-    code: 'IMPORT_NOT_FOUND',
-    message: `Cannot import "${specifier}". ${importable(modules)}`,
-    data: { specifier, available: available(modules) },
-  };
-}
-
-function available(modules: ReadonlyMap<string, string>): string[] {
-  return [...modules.keys()].sort();
-}
-
-function importable(modules: ReadonlyMap<string, string>): string {
-  const list = available(modules);
-  return list.length === 0 ? 'Agent code can import nothing in this space.' : `Agent code can import: ${list.join(', ')}.`;
-}
 
 /** The error an uncaught throw of agent code becomes. */
 export function scriptError(thrown: ThrownError): WireError {

@@ -1,38 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { AgentSpacesError, type WireError } from '@agent-spaces/capabilities';
-import { resolveLimits, type RunLimits } from '../limits.js';
-import { aborted, failed, prepare, timeout, type RunOutcome } from '../sandbox/outcome.js';
-import { checkModules, limitsOf, type RunOptions, type SandboxOptions, type SandboxStats, type SessionOptions } from '../sandbox/sandbox.js';
-import { transpileAsync, warmTranspiler } from '../transpile.js';
+import { resolveLimits, type RunLimits } from '../../limits.js';
+import { aborted, failed, timeout, type RunOutcome } from '../../outcome.js';
+import { checkModules, type AgentSandbox, type RunOptions, type SandboxOptions, type SandboxSessionHandle, type SandboxStats, type SessionOptions } from '../../sandbox.js';
+import { prepareRun, type PreparedRun } from '../../script/prepare.js';
 import { childEntry } from './child-entry.js';
 import { ProcessPool } from './process-pool.js';
-import type { Script } from './protocol.js';
-import { SandboxProcess, type ProcessOwner } from './sandbox-process.js';
-import { SessionHosts, type HostedSession, type SessionHost } from './session-hosts.js';
-
-/** What the SDK needs of a sandbox, whichever the isolation: {@link Sandbox} (in-process) and {@link ProcessSandbox}. */
-export interface SandboxHost {
-  /** Runs agent TypeScript in a fresh context. Never rejects: failures are `{ ok: false, error }`. */
-  run(code: string, options: RunOptions): Promise<RunOutcome>;
-  /** A series of runs in one context whose top-level declarations carry over; `options.owner`: who it is for. */
-  createSession(options?: SessionOptions): SandboxSessionHandle;
-  /** Replaces the importable modules; runs that start later see them. */
-  setModules(modules: ReadonlyMap<string, string>): void;
-  /** Sandbox processes alive and sessions open, for health reports. */
-  stats(): SandboxStats;
-  /** Ends everything; runs still going end with `SPACE_CLOSED`. */
-  close(): Promise<void>;
-}
-
-/** A session of a {@link SandboxHost}. */
-export interface SandboxSessionHandle {
-  /** Unique id of the session. */
-  readonly id: string;
-  /** Runs agent code in the session's context after any earlier run has finished. Never rejects. */
-  run(code: string, options: RunOptions): Promise<RunOutcome>;
-  /** Ends the session; later runs get `SESSION_CLOSED`. */
-  close(): Promise<void>;
-}
+import { SessionProcesses, type PlacedSession, type SessionProcess } from './session-processes.js';
+import { SupervisedChild, type ChildHolder } from './supervised-child.js';
 
 /** How a {@link ProcessSandbox} manages its processes. */
 export interface ProcessOptions {
@@ -73,14 +48,14 @@ const EXIT_WAIT_MS = 2_000;
  * const outcome = await sandbox.run(code, { port, owner: clientId }); // never rejects
  * await sandbox.close(); // kills every process
  */
-export class ProcessSandbox implements SandboxHost {
+export class ProcessSandbox implements AgentSandbox {
   #modules: ReadonlyMap<string, string>;
   readonly #limits: RunLimits;
   readonly #pool: ProcessPool;
-  readonly #hosts: SessionHosts;
+  readonly #sessionProcesses: SessionProcesses;
   readonly #sessions = new Set<ProcessSession>();
-  /** Every process not yet exited, the sessions' included. */
-  readonly #processes = new Set<SandboxProcess>();
+  /** Every child not yet exited, the session processes' included. */
+  readonly #children = new Set<SupervisedChild>();
   #closed = false;
 
   /** Throws `CONFIG_INVALID` for bad limits, modules or process options. The warm spare starts right away. */
@@ -88,18 +63,22 @@ export class ProcessSandbox implements SandboxHost {
     this.#modules = checkModules(options.modules);
     this.#limits = resolveLimits(options.limits);
     const resolved = resolveOptions(options);
-    const spawn = async (owner: ProcessOwner): Promise<SandboxProcess> => {
-      const [entry, transpiled] = await Promise.all([childEntry(), transpileAsync(WARM_UP)]);
-      const init = { modules: this.#modules, limits: this.#limits, warmUp: { code: WARM_UP, transpiled }, maxRssMb: resolved.maxRssMb };
-      const process = new SandboxProcess(entry, init, owner);
-      this.#processes.add(process);
-      void process.exit.then(() => this.#processes.delete(process));
-      return process;
+    // Prepared once: every child warms up with the same run.
+    const warmUp = prepareRun(WARM_UP, this.#limits, undefined, this.#modules).then((prepared) => {
+      if ('error' in prepared) throw new AgentSpacesError(prepared.error.code, prepared.error.message);
+      return prepared.run;
+    });
+    warmUp.catch(() => {});
+    const spawn = async (holder: ChildHolder): Promise<SupervisedChild> => {
+      const [entry, run] = await Promise.all([childEntry(), warmUp]);
+      const child = new SupervisedChild(entry, { modules: this.#modules, warmUp: run, maxRssMb: resolved.maxRssMb }, holder);
+      this.#children.add(child);
+      void child.exit.then(() => this.#children.delete(child));
+      return child;
     };
     this.#pool = new ProcessPool(spawn, resolved);
-    this.#hosts = new SessionHosts((owner) => this.#pool.take(owner), resolved);
+    this.#sessionProcesses = new SessionProcesses((holder) => this.#pool.take(holder), resolved);
     this.#pool.warm();
-    warmTranspiler();
   }
 
   /** Runs agent TypeScript in a fresh context of an idle sandbox process, given fairly by `options.owner`. Never rejects. */
@@ -108,14 +87,11 @@ export class ProcessSandbox implements SandboxHost {
     if (this.#closed) return failed({ code: 'SPACE_CLOSED', message: 'The sandbox is closed' }, started);
     const owner = ownerOf(options);
     if ('error' in owner) return failed(owner.error, started);
-    const resolved = limitsOf(this.#limits, options.limits);
-    if ('error' in resolved) return failed(resolved.error, started);
-    const { limits } = resolved;
-    const script = await scriptOf(code, this.#modules);
-    if (!('transpiled' in script)) return failed(script, started);
-    const process = await waitFor((cancel) => this.#pool.acquire(owner.owner, cancel), limits, started, options.signal);
-    if (!(process instanceof SandboxProcess)) return failed(process ?? { code: 'SPACE_CLOSED', message: 'The sandbox is closed' }, started);
-    return process.run(script, limits, options, undefined, started);
+    const prepared = await prepareRun(code, this.#limits, options.limits, this.#modules);
+    if ('error' in prepared) return failed(prepared.error, started);
+    const child = await waitFor((cancel) => this.#pool.acquire(owner.owner, cancel), prepared.run, started, options.signal);
+    if (!(child instanceof SupervisedChild)) return failed(child ?? { code: 'SPACE_CLOSED', message: 'The sandbox is closed' }, started);
+    return child.run(prepared.run, options, undefined, started);
   }
 
   /**
@@ -128,7 +104,7 @@ export class ProcessSandbox implements SandboxHost {
     if (this.#closed) throw new AgentSpacesError('SPACE_CLOSED', 'The sandbox is closed');
     const owner = ownerOf(options);
     if ('error' in owner) throw new AgentSpacesError('CONFIG_INVALID', owner.error.message, owner.error.data);
-    const session = new ProcessSession(this.#limits, () => this.#modules, owner.owner, this.#hosts, (s) => this.#sessions.delete(s));
+    const session = new ProcessSession(this.#limits, () => this.#modules, owner.owner, this.#sessionProcesses, (s) => this.#sessions.delete(s));
     this.#sessions.add(session);
     return session;
   }
@@ -136,33 +112,33 @@ export class ProcessSandbox implements SandboxHost {
   /** Replaces the importable modules (after a rebuild) in every process; runs that start later see them. */
   setModules(modules: ReadonlyMap<string, string>): void {
     this.#modules = checkModules(modules);
-    for (const process of this.#processes) process.setModules(this.#modules);
+    for (const child of this.#children) child.setModules(this.#modules);
   }
 
   /** Sandbox processes alive (pooled, spare and session processes) and sessions open. */
   stats(): SandboxStats {
-    return { processes: this.#processes.size, sessions: this.#sessions.size };
+    return { processes: this.#children.size, sessions: this.#sessions.size };
   }
 
   /** Closes every session and kills every process; runs still going end with `SPACE_CLOSED`. */
   async close(): Promise<void> {
     this.#closed = true;
     this.#pool.close(CLOSED);
-    this.#hosts.close();
+    this.#sessionProcesses.close();
     await Promise.all([...this.#sessions].map((session) => session.close()));
-    // Processes still starting for a session or the pool are killed when they report, or here if they did not.
-    for (const process of this.#processes) process.kill(CLOSED);
-    await Promise.all([...this.#processes].map(gone));
+    // Children still starting for a session process or the pool are killed when they report, or here if they did not.
+    for (const child of this.#children) child.kill(CLOSED);
+    await Promise.all([...this.#children].map(gone));
   }
 }
 
 /** A series of runs in one context, in a sandbox process it shares with other sessions; ends when that process does. */
-export class ProcessSession implements SandboxSessionHandle, HostedSession {
+export class ProcessSession implements SandboxSessionHandle, PlacedSession {
   /** Unique id of the session. */
   readonly id: string = randomUUID();
   /** Who the session is for. */
   readonly owner: string | undefined;
-  readonly #host: SessionHost;
+  readonly #sessionProcess: SessionProcess;
   readonly #limits: RunLimits;
   readonly #modules: () => ReadonlyMap<string, string>;
   readonly #onClose: (session: ProcessSession) => void;
@@ -170,19 +146,19 @@ export class ProcessSession implements SandboxSessionHandle, HostedSession {
   #ended: WireError | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
-  /** @internal Created by {@link ProcessSandbox.createSession}, placed in a process by `hosts`. */
+  /** @internal Created by {@link ProcessSandbox.createSession}, placed in a process by `sessionProcesses`. */
   constructor(
     limits: RunLimits,
     modules: () => ReadonlyMap<string, string>,
     owner: string | undefined,
-    hosts: SessionHosts,
+    sessionProcesses: SessionProcesses,
     onClose: (session: ProcessSession) => void,
   ) {
     this.#limits = limits;
     this.#modules = modules;
     this.owner = owner;
     this.#onClose = onClose;
-    this.#host = hosts.place(this);
+    this.#sessionProcess = sessionProcesses.place(this);
   }
 
   /** Runs agent code in the session's context after any earlier run has finished. Never rejects. */
@@ -199,11 +175,11 @@ export class ProcessSession implements SandboxSessionHandle, HostedSession {
   async close(): Promise<void> {
     if (this.#ended) return;
     this.#ended = { code: 'SESSION_CLOSED', message: `Session ${this.id} is closed` };
-    this.#host.remove(this, { code: 'SESSION_CLOSED', message: 'The session was closed during the run' });
+    this.#sessionProcess.remove(this, { code: 'SESSION_CLOSED', message: 'The session was closed during the run' });
     this.#onClose(this);
   }
 
-  /** @internal {@link HostedSession}: the process hosting the session is gone. */
+  /** @internal {@link PlacedSession}: the process hosting the session is gone. */
   ended(error: WireError): void {
     this.#ended ??= { code: 'SESSION_CLOSED', message: `Session ${this.id} ended: ${error.message}`, data: { reason: error.code, ...error.data } };
     this.#onClose(this);
@@ -212,26 +188,23 @@ export class ProcessSession implements SandboxSessionHandle, HostedSession {
   async #run(code: string, options: RunOptions): Promise<RunOutcome> {
     const started = performance.now();
     if (this.#ended) return failed(this.#ended, started);
-    const resolved = limitsOf(this.#limits, options.limits);
-    if ('error' in resolved) return failed(resolved.error, started);
-    const { limits } = resolved;
-    const script = await scriptOf(code, this.#modules());
-    if (!('transpiled' in script)) return failed(script, started);
-    const process = await waitFor((cancel) => this.#host.process(cancel), limits, started, options.signal);
+    const prepared = await prepareRun(code, this.#limits, options.limits, this.#modules());
+    if ('error' in prepared) return failed(prepared.error, started);
+    const child = await waitFor((cancel) => this.#sessionProcess.child(cancel), prepared.run, started, options.signal);
     if (this.#ended) return failed(this.#ended, started);
-    if (!(process instanceof SandboxProcess)) return failed(process ?? { code: 'SESSION_CLOSED', message: 'The session ended' }, started);
-    // memoryMb is the session isolate's: fixed when the session was created
-    return process.run(script, { ...limits, memoryMb: this.#limits.memoryMb }, options, this.id, started);
+    if (!(child instanceof SupervisedChild)) return failed(child ?? { code: 'SESSION_CLOSED', message: 'The session ended' }, started);
+    // The child's session keeps the heap its isolate was created with, whatever the run's memoryMb.
+    return child.run(prepared.run, options, this.id, started);
   }
 }
 
 /**
- * Waits for `acquire` to give a process, at most until the run's time limit (then `TIMEOUT`) or its signal's abort
+ * Waits for `acquire` to give a child, at most until the run's time limit (then `TIMEOUT`) or its signal's abort
  * (then `ABORTED`), which also cancel the wait.
  */
 async function waitFor<T>(
   acquire: (cancel: AbortSignal) => Promise<T | WireError | undefined>,
-  limits: RunLimits,
+  { limits }: PreparedRun,
   started: number,
   signal: AbortSignal | undefined,
 ): Promise<T | WireError | undefined> {
@@ -246,18 +219,12 @@ async function waitFor<T>(
   else signal?.addEventListener('abort', onAbort, { once: true });
   const timer = setTimeout(() => stop(timeout(limits)), limits.timeoutMs - (performance.now() - started));
   try {
-    // A process that came anyway runs the run, which then ends at once with the same error.
+    // A child that came anyway runs the run, which then ends at once with the same error.
     return (await acquire(cancel.signal)) ?? why;
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   }
-}
-
-/** Transpiles agent code here, in the host (one esbuild service for all processes), and checks its imports. */
-async function scriptOf(code: string, modules: ReadonlyMap<string, string>): Promise<Script | WireError> {
-  const prepared = await prepare(code, modules);
-  return 'error' in prepared ? prepared.error : { code, transpiled: prepared.script };
 }
 
 function resolveOptions(options: ProcessOptions): Required<ProcessOptions> {
@@ -280,6 +247,6 @@ function ownerOf(options: { owner?: unknown } | undefined): { owner: string | un
   return { error: { code: 'CONFIG_INVALID', message: `owner must be a string, got ${typeof owner}`, data: { field: 'owner' } } };
 }
 
-function gone(process: SandboxProcess): Promise<void> {
-  return Promise.race([process.exit, new Promise<void>((resolve) => setTimeout(resolve, EXIT_WAIT_MS).unref())]);
+function gone(child: SupervisedChild): Promise<void> {
+  return Promise.race([child.exit, new Promise<void>((resolve) => setTimeout(resolve, EXIT_WAIT_MS).unref())]);
 }

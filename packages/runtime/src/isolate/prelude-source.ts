@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
 
-/** The prelude script and the `agent-spaces:bridge` module source, bundled from `./prelude/`. */
+/** The prelude script and the `agent-spaces:bridge` module source, bundled from `../prelude/`. */
 export interface PreludeSources {
   /** Classic script (IIFE, strict) run in every context before agent code. */
   prelude: string;
@@ -37,8 +37,8 @@ async function load(): Promise<PreludeSources> {
 export async function bundlePrelude(): Promise<PreludeSources> {
   const { build } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
   const entry = (name: string): string => {
-    const ts = fileURLToPath(new URL(`./prelude/${name}.ts`, import.meta.url));
-    return existsSync(ts) ? ts : fileURLToPath(new URL(`./prelude/${name}.js`, import.meta.url));
+    const ts = fileURLToPath(new URL(`../prelude/${name}.ts`, import.meta.url));
+    return existsSync(ts) ? ts : fileURLToPath(new URL(`../prelude/${name}.js`, import.meta.url));
   };
   const bundle = async (name: string, format: 'iife' | 'esm'): Promise<string> => {
     const result = await build({

@@ -1,11 +1,11 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { payloadBytes, type CallOutcome, type HostPort, type WireError } from '@agent-spaces/capabilities';
-import type { LogEntry } from '../host-port.js';
-import type { RunLimits } from '../limits.js';
-import { aborted, failed, timeout, type RunOutcome } from '../sandbox/outcome.js';
-import type { RunOptions } from '../sandbox/sandbox.js';
-import { parseFromChild, type FromChild, type Script, type ToChild } from './protocol.js';
+import type { CallMessage, CallOutcome, HostPort, WireError } from '@agent-spaces/capabilities';
+import { aborted, failed, timeout, type LogEntry, type RunOutcome } from '../../outcome.js';
+import type { RunOptions } from '../../sandbox.js';
+import type { PreparedRun } from '../../script/prepare.js';
+import type { ToChild } from '../protocol.js';
+import { ChildGuard, type ChildState, type GuardedRun } from './child-guard.js';
 
 /** How long past its time limit (or its abort) a plain run's process may take to report the run's end before it is killed. */
 const GRACE_MS = 50;
@@ -29,26 +29,23 @@ const OUTPUT_WAIT_MS = 50;
  */
 type CrashCause = 'memory' | 'crash' | 'protocol' | 'rss' | 'unresponsive';
 
-/** What a {@link SandboxProcess} tells whoever holds it (the pool, or the sessions it hosts). */
-export interface ProcessOwner {
-  /** The process can take a run: it started, or its last run is over and it answered the ping after it. */
-  available(process: SandboxProcess): void;
-  /** The process is gone (crashed, or stopped; `undefined` when it could not be spawned); `error` is what ended it. */
-  exited(process: SandboxProcess | undefined, error: WireError): void;
+/** What a {@link SupervisedChild} tells whoever holds it (the pool, or the session process it is). */
+export interface ChildHolder {
+  /** The child can take a run: it started, or its last run is over and it answered the ping after it. */
+  available(child: SupervisedChild): void;
+  /** The child is gone (crashed, or stopped; `undefined` when it could not be spawned); `error` is what ended it. */
+  exited(child: SupervisedChild | undefined, error: WireError): void;
 }
 
-/** A run in a process, from the parent's side. */
-interface Run {
+/** A run in a child, from the parent's side. */
+interface Run extends GuardedRun {
   runId: number;
   /** The session the run belongs to, if any. */
   session: string | undefined;
-  limits: RunLimits;
   started: number;
   port: HostPort;
   onLog: RunOptions['onLog'];
   logs: LogEntry[];
-  logBytes: number;
-  calls: number;
   /** Aborted when the run ends: calls still in flight on the host stop. */
   callSignal: AbortController | undefined;
   resolve: (outcome: RunOutcome) => void;
@@ -63,41 +60,38 @@ let exitHooked = false;
 let lastRunId = 0;
 
 /**
- * One supervised sandbox process (`./child.ts`, forked with advanced serialization, `--no-node-snapshot` and an
- * environment without the host's variables). A pooled process is given one plain run at a time; a session process
- * hosts sessions ({@link openSession}) whose runs go on side by side. For each run it forwards the calls to the run's
- * {@link HostPort} and its console lines to `onLog`, ends it at its time limit plus {@link GRACE_MS} (killing the
- * process) or at once on abort, and turns the process's death into `SANDBOX_CRASHED` for every run it had. Every
- * message from the child is checked ({@link parseFromChild}, the run's id, its call and log limits); a breach kills it.
+ * The parent's side of one sandbox process: forks it (`../child/main.ts`, with advanced serialization,
+ * `--no-node-snapshot` and an environment without the host's variables), sends it prepared runs and supervises it. A
+ * pooled child is given one plain run at a time; a session process hosts sessions ({@link openSession}) whose runs go
+ * on side by side. For each run it forwards the calls to the run's {@link HostPort} and its console lines to `onLog`,
+ * ends it at its time limit plus {@link GRACE_MS} (killing the child) or at once on abort, and turns the child's death
+ * into `SANDBOX_CRASHED` for every run it had. Every message from the child goes through its {@link ChildGuard}; a
+ * breach kills it.
  */
-export class SandboxProcess {
-  /** Told when the process becomes available or exits; the pool hands it to sessions by replacing it. */
-  owner: ProcessOwner;
+export class SupervisedChild {
+  /** Told when the child becomes available or exits; the pool hands it to a session process by replacing it. */
+  holder: ChildHolder;
   /**
    * `starting` until ready; `busy` during a pooled run; `settling` after it, until the child answers a ping; `dead`
    * once killed or exited. A session process stays `idle` while its sessions' runs go on: the pool hands out only
-   * pooled processes, so nothing asks whether a session process is free.
+   * pooled children, so nothing asks whether a session process is free.
    */
-  state: 'starting' | 'idle' | 'busy' | 'settling' | 'dead' = 'starting';
+  state: ChildState = 'starting';
   /** Resolves once the child has exited. */
   readonly exit: Promise<void>;
   readonly #child: ChildProcess;
-  readonly #maxRssBytes: number;
   #output = '';
   readonly #runs = new Map<number, Run>();
-  /** The deadline of the start, then of the ping after a pooled process's run. */
+  readonly #guard: ChildGuard<Run>;
+  /** The deadline of the start, then of the ping after a pooled child's run. */
   #timer: NodeJS.Timeout | undefined;
-  /** What ended the process, once it is dead. */
+  /** What ended the child, once it is dead. */
   #death: WireError | undefined;
 
-  /** Forks a process running `entry` with `modules` and base `limits`, warmed with `warmUp`; `owner` hears when it is ready. */
-  constructor(
-    entry: string,
-    init: { modules: ReadonlyMap<string, string>; limits: RunLimits; warmUp: Script; maxRssMb: number },
-    owner: ProcessOwner,
-  ) {
-    this.owner = owner;
-    this.#maxRssBytes = init.maxRssMb * 1024 * 1024;
+  /** Forks a child running `entry` with `modules`, warmed with `warmUp`; `holder` hears when it is ready. */
+  constructor(entry: string, init: { modules: ReadonlyMap<string, string>; warmUp: PreparedRun; maxRssMb: number }, holder: ChildHolder) {
+    this.holder = holder;
+    this.#guard = new ChildGuard(this.#runs, init.maxRssMb * 1024 * 1024);
     this.#child = fork(entry, [], {
       serialization: 'advanced',
       execArgv: ['--no-node-snapshot'],
@@ -117,20 +111,22 @@ export class SandboxProcess {
     this.#child.on('error', () => this.kill({ code: 'INTERNAL', message: 'The sandbox process failed to start or to receive a message' }));
     this.#child.unref();
     this.#child.channel?.unref();
-    this.#send({ kind: 'init', modules: init.modules, limits: init.limits, warmUp: init.warmUp });
+    // The warm-up run has the sandbox's own limits: its heap is the plain runs'.
+    this.#send({ kind: 'init', modules: init.modules, memoryMb: init.warmUp.limits.memoryMb, warmUp: init.warmUp });
     this.#timer = setTimeout(() => this.kill({ code: 'INTERNAL', message: `The sandbox process did not start within ${START_MS} ms` }), START_MS).unref();
   }
 
   /**
-   * Runs `script` in the process (started, and `idle` for a plain run) under `limits`, counting time from `started`.
-   * Never rejects: a process that dies during the run ends it with `SANDBOX_CRASHED`, one that misses the time limit
+   * Executes the prepared `run` in the child (started, and `idle` for a plain run), counting time from `started`.
+   * Never rejects: a child that dies during the run ends it with `SANDBOX_CRASHED`, one that misses the time limit
    * by {@link GRACE_MS} is killed and the run ends with `TIMEOUT`. With `session`, the run goes to that session's
-   * context (opened with {@link openSession}), and the process may be late by {@link SESSION_GRACE_MS}.
+   * context (opened with {@link openSession}), and the child may be late by {@link SESSION_GRACE_MS}.
    */
-  run(script: Script, limits: RunLimits, options: RunOptions, session: string | undefined, started: number): Promise<RunOutcome> {
+  run(prepared: PreparedRun, options: RunOptions, session: string | undefined, started: number): Promise<RunOutcome> {
     if (this.state === 'dead') return Promise.resolve(failed(this.#death ?? { code: 'SANDBOX_CRASHED', message: 'The sandbox process is gone' }, started));
     if (session === undefined) this.state = 'busy';
     return new Promise((resolve) => {
+      const { limits } = prepared;
       const signal = options.signal;
       const runId = ++lastRunId;
       const graceMs = session === undefined ? GRACE_MS : SESSION_GRACE_MS;
@@ -158,7 +154,7 @@ export class SandboxProcess {
       };
       this.#runs.set(runId, run);
       const left = Math.max(1, limits.timeoutMs - (performance.now() - started));
-      this.#send({ kind: 'run', runId, script, limits: { ...limits, timeoutMs: left }, ...(session === undefined ? {} : { session }) });
+      this.#send({ kind: 'run', runId, run: { script: prepared.script, limits: { ...limits, timeoutMs: left } }, ...(session === undefined ? {} : { session }) });
       // Not unref'd: a caller waiting for the run keeps the event loop alive until it ends.
       run.timers.push(setTimeout(() => this.kill(timeout(limits)), left + graceMs));
       if (signal?.aborted) onAbort();
@@ -182,7 +178,7 @@ export class SandboxProcess {
     this.#send({ kind: 'close', session });
   }
 
-  /** Kills the process (SIGKILL); runs going on end with `error`, and the owner hears `exited` with it. */
+  /** Kills the child (SIGKILL); runs going on end with `error`, and the holder hears `exited` with it. */
   kill(error: WireError): void {
     if (this.state === 'dead') return;
     this.state = 'dead';
@@ -192,35 +188,30 @@ export class SandboxProcess {
     this.#ended(error);
   }
 
+  /** Acts on a message from the child once its guard has checked it. */
   #receive(raw: unknown): void {
-    if (this.state === 'dead') return;
-    const message = parseFromChild(raw);
-    if (!message) return this.#breach('a malformed message');
-    switch (message.kind) {
+    const checked = this.#guard.check(raw, this.state);
+    switch (checked.kind) {
       case 'ready':
-        if (this.state !== 'starting') return this.#breach('a second ready');
-        clearTimeout(this.#timer);
-        this.state = 'idle';
-        return this.owner.available(this);
       case 'pong':
-        if (this.state !== 'settling') return;
         clearTimeout(this.#timer);
         this.state = 'idle';
-        return this.owner.available(this);
+        return this.holder.available(this);
       case 'call':
+        return this.#call(checked.run, checked.seq, checked.message);
       case 'log':
-      case 'end': {
-        const run = this.#runs.get(message.runId);
-        if (!run) return this.#breach(`a ${message.kind} for a run it is not running`);
-        if (message.kind === 'call') this.#call(run, message);
-        else if (message.kind === 'log') this.#log(run, message.entry);
-        else this.#end(run, message);
-      }
+        return this.#log(checked.run, checked.entry);
+      case 'end':
+        return this.#end(checked.run, checked.outcome, checked.rssMb);
+      case 'breach':
+        return this.kill({ code: 'SANDBOX_CRASHED', message: `The sandbox process broke the protocol (${checked.what}) and was stopped`, data: { cause: 'protocol' satisfies CrashCause } });
+      case 'ignore':
+        return;
     }
   }
 
-  #call(run: Run, { runId, callId, message }: Extract<FromChild, { kind: 'call' }>): void {
-    if (++run.calls > run.limits.maxCapabilityCalls) return this.#breach('more calls than maxCapabilityCalls');
+  /** Sends call `seq` of `run` to the run's port, and its outcome back to the child. */
+  #call(run: Run, seq: number, message: CallMessage): void {
     if (run.done) return;
     run.callSignal ??= new AbortController();
     let pending: Promise<CallOutcome>;
@@ -229,17 +220,18 @@ export class SandboxProcess {
     } catch (error) {
       pending = Promise.reject(error);
     }
+    const { runId } = run;
     const deliver = (outcome: CallOutcome): void => {
       if (this.#runs.get(runId) !== run || run.done) return;
       try {
-        this.#child.send({ kind: 'outcome', runId, callId, outcome } satisfies ToChild);
+        this.#child.send({ kind: 'outcome', runId, seq, outcome } satisfies ToChild);
       } catch (error) {
         const detail = error instanceof Error ? error.message : String(error);
         const refused: CallOutcome = {
           ok: false,
           error: { code: 'INVALID_RESULT', message: `The outcome of ${message.capability}.${message.function} cannot be copied into the sandbox: ${detail}` },
         };
-        this.#send({ kind: 'outcome', runId, callId, outcome: refused });
+        this.#send({ kind: 'outcome', runId, seq, outcome: refused });
       }
     };
     pending.then(deliver, (error: unknown) =>
@@ -248,8 +240,6 @@ export class SandboxProcess {
   }
 
   #log(run: Run, entry: LogEntry): void {
-    run.logBytes += Buffer.byteLength(entry.message, 'utf8');
-    if (run.logBytes > run.limits.maxLogBytes) return this.#breach('more console output than maxLogBytes');
     if (run.done) return;
     run.logs.push(entry);
     try {
@@ -259,21 +249,18 @@ export class SandboxProcess {
     }
   }
 
-  #end(run: Run, { outcome, rssBytes }: Extract<FromChild, { kind: 'end' }>): void {
-    const limit = run.limits.maxPayloadBytes;
-    if (outcome.ok && payloadBytes(outcome.value, limit) > limit) return this.#breach('a result over maxPayloadBytes');
+  #end(run: Run, outcome: RunOutcome, rssMb: number | undefined): void {
     const cpuTimeMs = outcome.stats.cpuTimeMs;
     if (outcome.ok) this.#finish(run, { ok: true, value: outcome.value, cpuTimeMs });
     // The child was given the time left of the run, and names that as the limit.
     else this.#finish(run, { ok: false, error: outcome.error.code === 'TIMEOUT' ? timeout(run.limits) : outcome.error, cpuTimeMs });
     this.#settle(run);
-    if (rssBytes > this.#maxRssBytes) {
-      const mb = Math.round(rssBytes / 1024 / 1024);
-      return this.kill({ code: 'SANDBOX_CRASHED', message: `The sandbox process was recycled: its RSS (${mb} MiB) passed the ceiling`, data: { cause: 'rss' satisfies CrashCause } });
+    if (rssMb !== undefined) {
+      return this.kill({ code: 'SANDBOX_CRASHED', message: `The sandbox process was recycled: its RSS (${rssMb} MiB) passed the ceiling`, data: { cause: 'rss' satisfies CrashCause } });
     }
     // A session process takes runs whenever its sessions send them: its child checks each session's isolate itself.
     if (run.session !== undefined) return;
-    // A pooled process is available again once the child has shown its event loop is free.
+    // A pooled child is available again once it has shown its event loop is free.
     this.state = 'settling';
     this.#send({ kind: 'ping' });
     this.#timer = setTimeout(() => this.kill({ code: 'SANDBOX_CRASHED', message: 'The sandbox process stopped answering', data: { cause: 'unresponsive' satisfies CrashCause } }), PING_MS).unref();
@@ -295,11 +282,7 @@ export class SandboxProcess {
     this.#runs.delete(run.runId);
   }
 
-  #breach(what: string): void {
-    this.kill({ code: 'SANDBOX_CRASHED', message: `The sandbox process broke the protocol (${what}) and was stopped`, data: { cause: 'protocol' satisfies CrashCause } });
-  }
-
-  /** The process is gone: the runs going on end with `error`, and the owner hears of it. */
+  /** The child is gone: the runs going on end with `error`, and the holder hears of it. */
   #ended(error: WireError): void {
     this.#death = error;
     clearTimeout(this.#timer);
@@ -307,7 +290,7 @@ export class SandboxProcess {
       this.#finish(run, { ok: false, error, cpuTimeMs: 0 });
       this.#settle(run);
     }
-    this.owner.exited(this, error);
+    this.holder.exited(this, error);
   }
 
   async #exited(exitCode: number | null, signal: NodeJS.Signals | null): Promise<void> {

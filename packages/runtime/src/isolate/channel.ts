@@ -12,21 +12,22 @@ import {
   type RunErrorCode,
   type WireError,
 } from '@agent-spaces/capabilities';
-import type { RunLimits } from './limits.js';
-import type { CallError, MainResult, PreludeApi } from './prelude/contract.js';
+import type { RunLimits } from '../limits.js';
+import type { LogEntry } from '../outcome.js';
+import type { CallError, MainResult, PreludeApi } from '../prelude/contract.js';
 
-/** One captured console line. */
-export interface LogEntry {
-  level: LogLevel;
-  message: string;
-  /** ISO-8601 time the host received the line. */
-  timestamp: string;
-}
+/**
+ * Where a run's accepted calls go: the host's {@link HostPort} in this process ({@link portSink}), or the parent of a
+ * sandbox process over IPC. `seq` is the prelude's number of the call in its context; `deliver` takes the call's
+ * outcome back into the sandbox (once; later outcomes of an ended run are dropped).
+ */
+export type CallSink = (seq: number, message: CallMessage, signal: AbortSignal, deliver: (outcome: CallOutcome) => void) => void;
 
 /** What a run's channel reports to the run that owns it. */
 export interface ChannelOwner {
   readonly limits: RunLimits;
-  readonly port: HostPort;
+  /** Where accepted calls go. */
+  readonly calls: CallSink;
   /** Ends the run with `error` (a limit was hit). */
   fail(error: WireError): void;
   /** Stops agent code that goes on after its run failed (disposes the isolate: everything running in it stops at once). */
@@ -55,9 +56,9 @@ const RUN_ENDED: CallError = { code: 'ABORTED', message: 'The run has ended' };
 const INLINE_STRETCH_MS = 10;
 
 /**
- * The host side of the bridge for one run: receives the sandbox's calls, console lines and end through the context's
+ * The isolate's way out for one run: receives the sandbox's calls, console lines and end through the context's
  * Callbacks, checks their arguments (they come from untrusted code), enforces the call, payload and
- * log limits, runs calls through the {@link HostPort} and settles them in the sandbox. {@link end} aborts the signal
+ * log limits, sends calls through the run's {@link CallSink} and settles them in the sandbox. {@link end} aborts the signal
  * of calls still in flight, and their late outcomes are dropped: they never reach a later run.
  *
  * Outcomes are settled inline: `applySync` runs the agent's continuation on the host thread (under the run's
@@ -67,7 +68,7 @@ const INLINE_STRETCH_MS = 10;
  * script stays abortable, and a call made there is settled once that stretch is over. See {@link INLINE_STRETCH_MS}
  * for how long inline code may hold the host's event loop.
  */
-export class HostChannel {
+export class CallChannel {
   /** Calls accepted so far. */
   calls = 0;
   /** Console lines captured so far. */
@@ -96,9 +97,9 @@ export class HostChannel {
   }
 
   /** The call Callback's host side: `undefined` when accepted, else the error that rejects the call at once. */
-  onCall(id: unknown, capability: unknown, fn: unknown, params: unknown): CallError | undefined {
+  onCall(seq: unknown, capability: unknown, fn: unknown, params: unknown): CallError | undefined {
     if (this.#stopIfFailed() || this.#ended) return RUN_ENDED;
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || typeof capability !== 'string' || typeof fn !== 'string') {
+    if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || typeof capability !== 'string' || typeof fn !== 'string') {
       return { code: 'INTERNAL', message: 'Malformed call from the sandbox: it needs a safe integer id and string capability and function names' };
     }
     const message: CallMessage = { kind: 'call', capability, function: fn, params };
@@ -121,7 +122,7 @@ export class HostChannel {
         data: { limit: limits.maxPayloadBytes, direction: 'params' },
       });
     }
-    this.#effect(() => this.#dispatch(id, message));
+    this.#effect(() => this.#dispatch(seq, message));
     return undefined;
   }
 
@@ -232,21 +233,14 @@ export class HostChannel {
     else effect();
   }
 
-  /** Sends an accepted call to the port; its outcome is delivered into the sandbox. */
-  #dispatch(id: number, message: CallMessage): void {
+  /** Sends an accepted call to the sink; its outcome is delivered into the sandbox. */
+  #dispatch(seq: number, message: CallMessage): void {
     this.#calls ??= new AbortController();
     this.#inFlight++;
-    let pending: Promise<CallOutcome>;
-    try {
-      pending = this.#owner.port.call(message, this.#calls.signal);
-    } catch (error) {
-      pending = Promise.reject(error);
-    }
-    const deliver = (outcome: CallOutcome): void => this.#deliver(id, outcome, message.capability, message.function);
-    pending.then(deliver, (error: unknown) => deliver(internal(error)));
+    this.#owner.calls(seq, message, this.#calls.signal, (outcome) => this.#deliver(seq, outcome, message.capability, message.function));
   }
 
-  #deliver(id: number, outcome: CallOutcome, capability: string, fn: string): void {
+  #deliver(seq: number, outcome: CallOutcome, capability: string, fn: string): void {
     this.#inFlight--;
     if (this.#ended) return;
     const checked = checkOutcome(outcome, capability, fn);
@@ -261,31 +255,31 @@ export class HostChannel {
       });
       return;
     }
-    this.#settle(id, checked, capability, fn);
+    this.#settle(seq, checked, capability, fn);
   }
 
   /**
-   * Settles call `id` in the sandbox: inline, or queued on the isolate's thread once the run has been sent back there.
+   * Settles call `seq` in the sandbox: inline, or queued on the isolate's thread once the run has been sent back there.
    * An inline settle waits for the run's first stretch to be over, and for the next turn of the event loop when
    * inline stretches have held it for {@link INLINE_STRETCH_MS} (timers, I/O and aborts get their turn).
    */
-  #settle(id: number, outcome: CallOutcome, capability: string, fn: string): void {
+  #settle(seq: number, outcome: CallOutcome, capability: string, fn: string): void {
     if (this.#ended) return;
     const inline = this.#inline;
     if (inline && this.#firstStretch) {
-      void this.#firstStretch.then(() => this.#settle(id, outcome, capability, fn));
+      void this.#firstStretch.then(() => this.#settle(seq, outcome, capability, fn));
       return;
     }
     if (inline && this.#holdingLoop()) {
-      setImmediate(() => this.#settle(id, outcome, capability, fn));
+      setImmediate(() => this.#settle(seq, outcome, capability, fn));
       return;
     }
-    const args: SettleArguments = outcome.ok ? [id, true, outcome.value] : [id, false, outcome.error];
+    const args: SettleArguments = outcome.ok ? [seq, true, outcome.value] : [seq, false, outcome.error];
     const failed = (error: unknown): void => {
       if (this.#ended) return;
       if (outcome.ok && /could not be cloned/i.test(String(error))) {
         const message = `The outcome of ${capability}.${fn} cannot be copied into the sandbox: ${error instanceof Error ? error.message : String(error)}`;
-        this.#settle(id, { ok: false, error: { code: 'INVALID_RESULT', message, capability, function: fn } }, capability, fn);
+        this.#settle(seq, { ok: false, error: { code: 'INVALID_RESULT', message, capability, function: fn } }, capability, fn);
       } else {
         this.#owner.raised(error);
       }
@@ -345,6 +339,15 @@ export function isTimeout(error: unknown): boolean {
   return /timed out/i.test(String(error));
 }
 
-function internal(error: unknown): CallOutcome {
-  return { ok: false, error: toWireError(error, 'INTERNAL', 'The host port failed') };
+/** The {@link CallSink} of a run in this process: each call goes to `port`, a port that throws fails the call `INTERNAL`. */
+export function portSink(port: HostPort): CallSink {
+  return (_seq, message, signal, deliver) => {
+    let pending: Promise<CallOutcome>;
+    try {
+      pending = port.call(message, signal);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    pending.then(deliver, (error: unknown) => deliver({ ok: false, error: toWireError(error, 'INTERNAL', 'The host port failed') }));
+  };
 }

@@ -1,30 +1,30 @@
 import type { WireError } from '@agent-spaces/capabilities';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HostChannel } from '../src/host-port.js';
-import { DEFAULT_LIMITS } from '../src/limits.js';
-import { IsolateHost } from '../src/pool.js';
-import type { SandboxContext } from '../src/sandbox/context.js';
-import { createPort } from './helpers.js';
+import { AgentIsolate } from '../../src/isolate/agent-isolate.js';
+import { CallChannel, portSink } from '../../src/isolate/channel.js';
+import type { SandboxContext } from '../../src/isolate/context.js';
+import { DEFAULT_LIMITS } from '../../src/limits.js';
+import { createPort } from '../helpers.js';
 
-let host: IsolateHost;
+let isolate: AgentIsolate;
 let context: SandboxContext;
 beforeAll(async () => {
-  host = await IsolateHost.create(16);
-  context = await host.newContext(new Map());
+  isolate = await AgentIsolate.create(16);
+  context = await isolate.newContext(new Map());
 });
 afterAll(() => {
   context.release();
-  host.dispose();
+  isolate.dispose();
 });
 
-function channel(limits = DEFAULT_LIMITS): { channel: HostChannel; port: ReturnType<typeof createPort>; failures: WireError[] } {
+function channel(limits = DEFAULT_LIMITS): { channel: CallChannel; port: ReturnType<typeof createPort>; failures: WireError[] } {
   const port = createPort();
   const failures: WireError[] = [];
-  const ch = new HostChannel(context.settle, { limits, port, fail: (e) => failures.push(e), stop: () => {}, done: () => {}, budgetMs: () => 1000, raised: (e) => failures.push({ code: 'INTERNAL', message: String(e) }) });
+  const ch = new CallChannel(context.settle, { limits, calls: portSink(port), fail: (e) => failures.push(e), stop: () => {}, done: () => {}, budgetMs: () => 1000, raised: (e) => failures.push({ code: 'INTERNAL', message: String(e) }) });
   return { channel: ch, port, failures };
 }
 
-describe('HostChannel', () => {
+describe('CallChannel', () => {
   it('accepts a well-formed call and hands it to the port', async () => {
     const { channel: ch, port } = channel();
     expect(ch.onCall(1, 'math', 'add', { a: 1, b: 2 })).toBeUndefined();
@@ -72,7 +72,7 @@ describe('HostChannel', () => {
 
 describe('SandboxContext.link', () => {
   it('refuses agent-spaces:bridge to the agent module even if the import check were bypassed', async () => {
-    const own = await host.newContext(new Map());
+    const own = await isolate.newContext(new Map());
     const script = { code: `import { call } from 'agent-spaces:bridge';\nexport default async function __main__() { return call; }`, imports: [], declarations: [] };
     expect(() => own.link(script, new Map(), 1000)).toThrow(expect.objectContaining({ code: 'IMPORT_NOT_FOUND' }));
     own.release();

@@ -34,54 +34,7 @@ export function assemble(js: string): TranspiledScript {
   } catch (error) {
     throw new AgentSpacesError('SYNTAX_ERROR', `agent.ts: ${(error as Error).message}`);
   }
-  const edits: Edit[] = [];
-  const imports: string[] = [];
-  const importText: string[] = [];
-  const declarations = new Set<string>();
-  let result: string | undefined;
-
-  for (const statement of program.body) {
-    switch (statement.type) {
-      case 'ImportDeclaration': {
-        const specifier = String(statement.source.value);
-        if (!imports.includes(specifier)) imports.push(specifier);
-        importText.push(js.slice(statement.start, statement.end));
-        edits.push({ start: statement.start, end: statement.end, text: '' });
-        break;
-      }
-      case 'ExportAllDeclaration':
-        throw new AgentSpacesError('SYNTAX_ERROR', `agent.ts: re-exporting from "${String(statement.source.value)}" is not supported`);
-      case 'ExportNamedDeclaration':
-        if (statement.source) {
-          throw new AgentSpacesError('SYNTAX_ERROR', `agent.ts: re-exporting from "${String(statement.source.value)}" is not supported`);
-        }
-        if (statement.declaration) {
-          collect(statement.declaration, declarations);
-          edits.push({ start: statement.start, end: statement.declaration.start, text: '' });
-        } else {
-          for (const specifier of statement.specifiers) {
-            if (nameOf(specifier.exported) === 'default') result = nameOf(specifier.local);
-          }
-          edits.push({ start: statement.start, end: statement.end, text: '' });
-        }
-        break;
-      case 'ExportDefaultDeclaration': {
-        const declaration = statement.declaration;
-        if ((declaration.type === 'FunctionDeclaration' || declaration.type === 'ClassDeclaration') && declaration.id) {
-          declarations.add(declaration.id.name);
-          result = declaration.id.name;
-          edits.push({ start: statement.start, end: declaration.start, text: '' });
-        } else {
-          result = RESULT;
-          edits.push({ start: statement.start, end: declaration.start, text: `${RESULT} = (` });
-          edits.push({ start: declaration.end, end: statement.end, text: ');' });
-        }
-        break;
-      }
-      default:
-        collect(statement, declarations);
-    }
-  }
+  const { edits, imports, importText, declarations, result } = topLevel(program, js);
   walk(program, false, edits, js);
 
   edits.sort((a, b) => a.start - b.start);
@@ -107,6 +60,67 @@ export function assemble(js: string): TranspiledScript {
     '',
   ].join('\n');
   return Object.freeze({ code, imports: Object.freeze(imports), declarations: Object.freeze(names) });
+}
+
+/** What the module's top-level statements hold: its imports, declarations and result, and the edits that unwrap them. */
+interface TopLevel {
+  edits: Edit[];
+  /** Specifiers imported, in order, without duplicates. */
+  imports: string[];
+  /** The import statements' text, kept on top of the module. */
+  importText: string[];
+  declarations: Set<string>;
+  /** The name holding the default export, if any. */
+  result: string | undefined;
+}
+
+/** Reads the top-level statements: imports move on top, `export` keywords go, declarations and the result are noted. */
+function topLevel(program: Program, js: string): TopLevel {
+  const found: TopLevel = { edits: [], imports: [], importText: [], declarations: new Set(), result: undefined };
+  const { edits, imports, declarations } = found;
+  for (const statement of program.body) {
+    switch (statement.type) {
+      case 'ImportDeclaration': {
+        const specifier = String(statement.source.value);
+        if (!imports.includes(specifier)) imports.push(specifier);
+        found.importText.push(js.slice(statement.start, statement.end));
+        edits.push({ start: statement.start, end: statement.end, text: '' });
+        break;
+      }
+      case 'ExportAllDeclaration':
+        throw new AgentSpacesError('SYNTAX_ERROR', `agent.ts: re-exporting from "${String(statement.source.value)}" is not supported`);
+      case 'ExportNamedDeclaration':
+        if (statement.source) {
+          throw new AgentSpacesError('SYNTAX_ERROR', `agent.ts: re-exporting from "${String(statement.source.value)}" is not supported`);
+        }
+        if (statement.declaration) {
+          collect(statement.declaration, declarations);
+          edits.push({ start: statement.start, end: statement.declaration.start, text: '' });
+        } else {
+          for (const specifier of statement.specifiers) {
+            if (nameOf(specifier.exported) === 'default') found.result = nameOf(specifier.local);
+          }
+          edits.push({ start: statement.start, end: statement.end, text: '' });
+        }
+        break;
+      case 'ExportDefaultDeclaration': {
+        const declaration = statement.declaration;
+        if ((declaration.type === 'FunctionDeclaration' || declaration.type === 'ClassDeclaration') && declaration.id) {
+          declarations.add(declaration.id.name);
+          found.result = declaration.id.name;
+          edits.push({ start: statement.start, end: declaration.start, text: '' });
+        } else {
+          found.result = RESULT;
+          edits.push({ start: statement.start, end: declaration.start, text: `${RESULT} = (` });
+          edits.push({ start: declaration.end, end: statement.end, text: ');' });
+        }
+        break;
+      }
+      default:
+        collect(statement, declarations);
+    }
+  }
+  return found;
 }
 
 /** Adds the names a top-level statement declares (destructuring patterns included). */
