@@ -28,4 +28,10 @@ describe('the package entry', () => {
     expect(packages).not.toContain('typescript');
     expect(packages).not.toContain('esbuild');
   });
+
+  it('reads the build output through @agent-spaces/bridge/output, never loading the root of the bridge', async () => {
+    const packages = await packagesLoadedAtImport();
+    expect(packages).toContain('@agent-spaces/bridge/output');
+    expect(packages).not.toContain('@agent-spaces/bridge');
+  });
 });
