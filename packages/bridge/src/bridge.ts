@@ -5,7 +5,7 @@ import { RunningCalls } from './call/execute.js';
 import { functionTable } from './call/lookup.js';
 import { runCall } from './call/pipeline.js';
 import { NO_REDACTION } from './call/redact.js';
-import type { CallSteps } from './call/state.js';
+import type { CallSteps } from './call/steps.js';
 import { defaultPolicy } from './policy.js';
 import { createRateLimiter } from './rate-limit.js';
 import type { BridgeOptions, CallOrigin, HostCapability } from './types.js';

@@ -1,10 +1,10 @@
 export { createBridge, type Bridge } from './bridge.js';
+export { createGate, type Gate, type GateConfig, type GateStores } from './gate.js';
 export { compileSchema, loadValidatorsCompiler, type ValidatorsCompiler } from './validate.js';
 export type { SchemaProblem } from './schema-problem.js';
 export type { Approvals } from './approvals.js';
 export {
   AuditLog,
-  DEFAULT_AUDIT_ROTATION,
   auditLogFile,
   isoNow,
   type AuditCallRecord,
@@ -16,17 +16,25 @@ export {
 } from './audit.js';
 export { readAuditLog, streamAuditLogs, type AuditRead } from './audit-read.js';
 /** Stores of the bridge's state: an interface each, and the embedded implementation (files and memory). */
-export { FileAuditStore, type AuditStore, type FileAuditStoreOptions } from './stores/audit.js';
+export {
+  FileAuditArchive,
+  FileAuditStore,
+  type AuditArchive,
+  type AuditQuery,
+  type AuditStore,
+  type FileAuditStoreOptions,
+} from './stores/audit.js';
 export { MemoryRateLimitStore, type Admission, type RateLimitStore, type RateWindow } from './stores/rate-limit.js';
 export { MemoryApprovalStore } from './stores/approvals.js';
+export { MemoryRunStore, type RunCall, type RunEnd, type RunQuery, type RunRecord, type RunStatus, type RunStore, type StartedRun } from './stores/runs.js';
+export { MemorySessionStore, type SessionInfo, type SessionQuery, type SessionStore } from './stores/sessions.js';
 export { createPolicy } from './policy.js';
-export { checkPolicyNames } from './policy-names.js';
-export { placeholderNames, secretsFromEnv } from './redact.js';
 export { loadCapabilities, type LoadOptions } from './load.js';
 export { createOpenApiExecutor } from './executors/openapi.js';
 export type {
   ApprovalAnswer,
   ApprovalContext,
+  ApprovalOutcome,
   ApprovalRequest,
   ApprovalStore,
   Approver,

@@ -94,17 +94,39 @@ export interface ApprovalRequest {
 }
 
 /**
- * Where approval requests wait for their answer (`space.approvals.pending()` lists them); the embedded one is
- * `MemoryApprovalStore`. The call that waits, and the answer that reaches it, stay with the approval desk of its
- * process; the store keeps the requests. (It lives here, beside {@link ApprovalRequest}, so that no import runs in a circle.)
+ * How an approval request was settled: approved or not, who answered (for the audit log) and why, and `via` what:
+ * the approver, `approvals.resolve()` or the timeout.
+ */
+export interface ApprovalOutcome {
+  approved: boolean;
+  by: string;
+  reason?: string;
+  via?: 'approver' | 'resolve' | 'timeout';
+}
+
+/**
+ * The home of approval requests and their answers: a call that needs approval puts its request here, waits for the
+ * answer here, and whoever answers (the approver, `approvals.resolve()`, the timeout) writes it here; the first answer
+ * wins. The embedded one is `MemoryApprovalStore`; one a database keeps lets a request made in one process be listed
+ * and answered in another. (It lives here, beside {@link ApprovalRequest}, so that no import runs in a circle.)
  */
 export interface ApprovalStore {
-  /** Puts `request` on record as waiting; false (and nothing recorded) when a request with its id waits already. */
-  add(request: ApprovalRequest): boolean;
-  /** The waiting requests, oldest first. */
-  pending(): ApprovalRequest[];
-  /** Takes the request `id` off the record once it is answered, timed out or withdrawn (nothing when it is not there). */
-  remove(id: string): void;
+  /** Puts `request` on record as waiting; false (and nothing recorded) when a request with its id is on record already. */
+  add(request: ApprovalRequest): Promise<boolean>;
+  /** The requests waiting for an answer, oldest first. */
+  pending(): Promise<ApprovalRequest[]>;
+  /**
+   * Answers the waiting request `id` and takes it off the waiting list, atomically: false (and nothing recorded) when
+   * it is not waiting (answered already, withdrawn, never made), so of concurrent answers exactly one wins.
+   */
+  answer(id: string, outcome: ApprovalOutcome): Promise<boolean>;
+  /**
+   * Resolves with the answer to request `id` once there is one (at once when it was answered already), then forgets
+   * the request. One waiter per request. Rejects with `ABORTED` when `signal` aborts first.
+   */
+  answered(id: string, signal: AbortSignal): Promise<ApprovalOutcome>;
+  /** Takes request `id` off the record unanswered (its call was aborted); a later answer to it returns false. */
+  withdraw(id: string): Promise<void>;
 }
 
 /** A person's (or a program's) answer to an {@link ApprovalRequest}; `by` names who answered, for the audit log. */

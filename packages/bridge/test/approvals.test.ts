@@ -25,7 +25,7 @@ function setup(options: Partial<BridgeOptions> = {}) {
 
 /** Waits until the bridge has `count` pending approvals. */
 async function pending(bridge: ReturnType<typeof setup>['bridge'], count = 1) {
-  for (let i = 0; i < 2_000 && bridge.approvals.pending().length < count; i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 2_000 && (await bridge.approvals.pending()).length < count; i++) await new Promise((r) => setTimeout(r, 5));
   return bridge.approvals.pending();
 }
 
@@ -47,17 +47,17 @@ describe('the approval flow', () => {
     ]);
     expect(request).toMatchObject({ runId: 'run-1', message: 'Delete file: important.txt?' });
     expect(ran).toEqual([]);
-    expect(bridge.approvals.resolve(request!.id, { approved: true })).toBe(true);
+    expect(await bridge.approvals.resolve(request!.id, { approved: true })).toBe(true);
     expect(await call).toEqual({ ok: true, value: 'deleted important.txt' });
     expect(events[1]).toEqual({ type: 'approvalResolved', id: request!.id, approved: true, by: 'resolve' });
-    expect(bridge.approvals.pending()).toEqual([]);
+    expect(await bridge.approvals.pending()).toEqual([]);
   });
 
   it('fails a denied call with APPROVAL_DENIED carrying the reason, and never runs it', async () => {
     const { bridge, ran, del } = setup();
     const call = del('important.txt');
     const [request] = await pending(bridge);
-    bridge.approvals.resolve(request!.id, { approved: false, reason: 'not today' });
+    await bridge.approvals.resolve(request!.id, { approved: false, reason: 'not today' });
     const error = errorOf(await call);
     expect(error.code).toBe('APPROVAL_DENIED');
     expect(error.message).toContain('not today');
@@ -79,7 +79,7 @@ describe('the approval flow', () => {
     const listed = await Promise.all([1, 2, 3].map(() => bridge.call(msg('files', 'list'), signal)));
     expect(listed.every((o) => o.ok)).toBe(true);
     expect(ran).toEqual(['list', 'list', 'list']);
-    bridge.approvals.resolve(bridge.approvals.pending()[0]!.id, { approved: true });
+    await bridge.approvals.resolve((await bridge.approvals.pending())[0]!.id, { approved: true });
     expect((await gated).ok).toBe(true);
   });
 
@@ -89,10 +89,10 @@ describe('the approval flow', () => {
     const second = del('second.txt');
     const requests = await pending(bridge, 2);
     const byPath = new Map(requests.map((r) => [(r.params as { path: string }).path, r.id]));
-    expect(bridge.approvals.resolve(byPath.get('second.txt')!, { approved: true })).toBe(true);
-    expect(bridge.approvals.resolve(byPath.get('second.txt')!, { approved: false })).toBe(false);
-    expect(bridge.approvals.resolve('no-such-id', { approved: true })).toBe(false);
-    expect(bridge.approvals.resolve(byPath.get('first.txt')!, { approved: false })).toBe(true);
+    expect(await bridge.approvals.resolve(byPath.get('second.txt')!, { approved: true })).toBe(true);
+    expect(await bridge.approvals.resolve(byPath.get('second.txt')!, { approved: false })).toBe(false);
+    expect(await bridge.approvals.resolve('no-such-id', { approved: true })).toBe(false);
+    expect(await bridge.approvals.resolve(byPath.get('first.txt')!, { approved: false })).toBe(true);
     expect(errorOf(await first).code).toBe('APPROVAL_DENIED');
     expect(await second).toEqual({ ok: true, value: 'deleted second.txt' });
     expect(ran).toEqual([{ path: 'second.txt' }]);
@@ -106,7 +106,7 @@ describe('the approval flow', () => {
     });
     const call = del('x.txt');
     const [request] = await pending(bridge);
-    bridge.approvals.resolve(request!.id, { approved: true, by: 'admin' });
+    await bridge.approvals.resolve(request!.id, { approved: true, by: 'admin' });
     expect((await call).ok).toBe(true);
     expect(answers).toEqual(['asked', 'true by admin']);
   });
@@ -118,7 +118,7 @@ describe('the approval flow', () => {
     await pending(bridge);
     controller.abort();
     expect(errorOf(await call).code).toBe('ABORTED');
-    expect(bridge.approvals.pending()).toEqual([]);
+    expect(await bridge.approvals.pending()).toEqual([]);
     expect(ran).toEqual([]);
   });
 

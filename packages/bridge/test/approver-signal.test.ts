@@ -42,7 +42,7 @@ describe('an approval request withdrawn from its approver', () => {
     const call = wipe();
     const { signal } = await asked(contexts);
     expect(signal.aborted).toBe(false);
-    expect(bridge.approvals.resolve(bridge.approvals.pending()[0]!.id, { approved: true, by: 'admin' })).toBe(true);
+    expect(await bridge.approvals.resolve((await bridge.approvals.pending())[0]!.id, { approved: true, by: 'admin' })).toBe(true);
     expect(await call).toEqual({ ok: true, value: 'wiped' });
     expect(signal.aborted).toBe(true);
     expect(signal.reason).toBe('answered through approvals.resolve()');
@@ -59,7 +59,7 @@ describe('an approval request withdrawn from its approver', () => {
     expect(errorOf(await call).code).toBe('ABORTED');
     expect(signal.aborted).toBe(true);
     expect(signal.reason).toBe('the call was aborted');
-    expect(bridge.approvals.pending()).toEqual([]);
+    expect(await bridge.approvals.pending()).toEqual([]);
     expect(ran).toEqual([]);
   });
 

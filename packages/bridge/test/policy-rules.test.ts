@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PoliciesConfig } from '@agent-spaces/capabilities';
-import { checkPolicyNames, createBridge, createPolicy } from '../src/index.js';
+import { createBridge, createPolicy } from '../src/index.js';
+import { checkPolicyNames } from '../src/policy-names.js';
 import { errorOf, memoryCapability, msg } from './fixtures.js';
 
 const signal = new AbortController().signal;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentSpacesError, createRedactor } from '@agent-spaces/capabilities';
-import { createBridge, placeholderNames, secretsFromEnv } from '../src/index.js';
+import { createBridge } from '../src/index.js';
+import { placeholderNames, secretsFromEnv } from '../src/redact.js';
 import { memoryCapability, msg } from './fixtures.js';
 
 const signal = new AbortController().signal;

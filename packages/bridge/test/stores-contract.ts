@@ -3,7 +3,7 @@
  * stores (the embedded ones in stores.test.ts; a PostgreSQL or Redis one later).
  */
 import { describe, expect, it } from 'vitest';
-import type { ApprovalRequest, ApprovalStore, AuditEntry, AuditStore, RateLimitStore, RateWindow } from '../src/index.js';
+import type { ApprovalOutcome, ApprovalRequest, ApprovalStore, AuditEntry, AuditStore, RateLimitStore, RateWindow } from '../src/index.js';
 
 /** Makes fresh, empty stores; `audit(space)` a store for the audit records of `space`. */
 export interface StoreFactory {
@@ -114,25 +114,90 @@ function request(id: string): ApprovalRequest {
   return { id, capability: 'files', function: 'deleteFile', params: { path: id }, message: `Delete ${id}?`, runId: 'run-1' };
 }
 
+const approved: ApprovalOutcome = { approved: true, by: 'resolve', via: 'resolve' };
+const never = new AbortController().signal;
+
 function approvalContract(factory: StoreFactory): void {
-  it('lists the waiting requests, oldest first, until each is removed', async () => {
+  it('lists the waiting requests, oldest first, until each is answered or withdrawn', async () => {
     const store = await factory.approvals();
-    expect(store.pending()).toEqual([]);
-    expect(store.add(request('1'))).toBe(true);
-    expect(store.add(request('2'))).toBe(true);
-    expect(store.pending()).toEqual([request('1'), request('2')]);
-    store.remove('1');
-    expect(store.pending()).toEqual([request('2')]);
+    expect(await store.pending()).toEqual([]);
+    expect(await store.add(request('1'))).toBe(true);
+    expect(await store.add(request('2'))).toBe(true);
+    expect(await store.add(request('3'))).toBe(true);
+    expect(await store.pending()).toEqual([request('1'), request('2'), request('3')]);
+    expect(await store.answer('1', approved)).toBe(true);
+    await store.withdraw('3');
+    expect(await store.pending()).toEqual([request('2')]);
   });
 
-  it('refuses a second request under the id of a waiting one, and takes one after it is removed', async () => {
+  it('refuses a second request under the id of one on record, and takes one after it is settled', async () => {
     const store = await factory.approvals();
-    expect(store.add(request('1'))).toBe(true);
-    expect(store.add({ ...request('1'), message: 'another' })).toBe(false);
-    expect(store.pending()).toEqual([request('1')]);
-    store.remove('1');
-    store.remove('1');
-    expect(store.add({ ...request('1'), message: 'again' })).toBe(true);
-    expect(store.pending().map((r) => r.message)).toEqual(['again']);
+    expect(await store.add(request('1'))).toBe(true);
+    expect(await store.add({ ...request('1'), message: 'another' })).toBe(false);
+    expect(await store.pending()).toEqual([request('1')]);
+    await store.withdraw('1');
+    await store.withdraw('1');
+    expect(await store.add({ ...request('1'), message: 'again' })).toBe(true);
+    expect((await store.pending()).map((r) => r.message)).toEqual(['again']);
+  });
+
+  it('hands the answer to the call waiting for it, whether it came before or after the call waited', async () => {
+    const store = await factory.approvals();
+    await store.add(request('early'));
+    await store.add(request('late'));
+    expect(await store.answer('early', { approved: false, by: 'admin', reason: 'no', via: 'resolve' })).toBe(true);
+    expect(await store.answered('early', never)).toEqual({ approved: false, by: 'admin', reason: 'no', via: 'resolve' });
+    const waiting = store.answered('late', never);
+    expect(await store.answer('late', { approved: true, by: 'approver', via: 'approver' })).toBe(true);
+    expect(await waiting).toEqual({ approved: true, by: 'approver', via: 'approver' });
+    expect(await store.pending()).toEqual([]);
+  });
+
+  it('takes the first answer only: a later one, or one to a request never made or withdrawn, is refused', async () => {
+    const store = await factory.approvals();
+    await store.add(request('1'));
+    await store.add(request('2'));
+    expect(await store.answer('1', approved)).toBe(true);
+    expect(await store.answer('1', { approved: false, by: 'timeout', via: 'timeout' })).toBe(false);
+    expect(await store.answer('never-made', approved)).toBe(false);
+    await store.withdraw('2');
+    expect(await store.answer('2', approved)).toBe(false);
+    expect(await store.answered('1', never)).toEqual(approved);
+  });
+
+  it('lets exactly one of many concurrent answers win', async () => {
+    const store = await factory.approvals();
+    await store.add(request('raced'));
+    const waiting = store.answered('raced', never);
+    const answers = Array.from({ length: 8 }, (_, i) => ({ approved: i % 2 === 0, by: `answerer-${i}`, via: 'resolve' as const }));
+    const won = await Promise.all(answers.map((a) => store.answer('raced', a)));
+    expect(won.filter(Boolean)).toHaveLength(1);
+    expect(await waiting).toEqual(answers[won.indexOf(true)]);
+  });
+
+  it('lets exactly one of concurrent requests under one id on record', async () => {
+    const store = await factory.approvals();
+    const added = await Promise.all(Array.from({ length: 8 }, (_, i) => store.add({ ...request('same'), message: `m${i}` })));
+    expect(added.filter(Boolean)).toHaveLength(1);
+    expect((await store.pending()).map((r) => r.message)).toEqual([`m${added.indexOf(true)}`]);
+  });
+
+  it('keeps the order of many requests added one after another', async () => {
+    const store = await factory.approvals();
+    const ids = Array.from({ length: 50 }, (_, i) => `r${i}`);
+    for (const id of ids) await store.add(request(id));
+    expect((await store.pending()).map((r) => r.id)).toEqual(ids);
+  });
+
+  it('stops waiting with ABORTED when the signal aborts, and a later answer reaches no one', async () => {
+    const store = await factory.approvals();
+    await store.add(request('1'));
+    const controller = new AbortController();
+    const waiting = store.answered('1', controller.signal);
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ code: 'ABORTED' });
+    await store.withdraw('1');
+    expect(await store.answer('1', approved)).toBe(false);
+    expect(await store.pending()).toEqual([]);
   });
 }

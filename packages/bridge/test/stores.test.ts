@@ -44,12 +44,12 @@ describe('the bridge keeps its state in the stores it is given', () => {
     const approvalStore = new MemoryApprovalStore();
     const bridge = createBridge({ capabilities: [files], awaitApprovals: true, approvalStore });
     const outcome = bridge.call(msg('files', 'deleteFile', { path: 'a' }), signal);
-    for (let i = 0; i < 200 && approvalStore.pending().length === 0; i++) await new Promise((r) => setTimeout(r, 5));
-    expect(approvalStore.pending().map((r) => r.function)).toEqual(['deleteFile']);
-    expect(bridge.approvals.pending()).toEqual(approvalStore.pending());
-    expect(bridge.approvals.resolve('1', { approved: true })).toBe(true);
+    for (let i = 0; i < 200 && (await approvalStore.pending()).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect((await approvalStore.pending()).map((r) => r.function)).toEqual(['deleteFile']);
+    expect(await bridge.approvals.pending()).toEqual(await approvalStore.pending());
+    expect(await bridge.approvals.resolve('1', { approved: true })).toBe(true);
     expect((await outcome).ok).toBe(true);
-    expect(approvalStore.pending()).toEqual([]);
+    expect(await approvalStore.pending()).toEqual([]);
   });
 
   it('appends each call to the audit store it is given', async () => {

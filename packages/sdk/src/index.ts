@@ -1,27 +1,43 @@
 export { SANDBOX_DECLARATIONS } from './declarations.js';
-export { configSpaceOptions, createSpace, type RunOptions, type Session, type Space, type SpaceOptions } from './space.js';
+export { configSpaceOptions, createSpace } from './space.js';
+export type { RunOptions, Session, Space, SpaceOptions, SpaceStores } from './types.js';
 export { Run, type RunLog, type RunResult, type RunStats } from './run.js';
 export { deleteSkill, listSkills, saveSkill, type SaveSkillOptions, type SavedSkill, type SkillInfo, type SkillProject } from './skills.js';
 export { RUN_EVENT_PARAMS_BYTES, type TruncatedParams } from './budget.js';
 export type { TypecheckDiagnostic } from './typecheck.js';
 export type { FunctionFilter, OfferedFunction } from './offer.js';
 export { MODEL_PROVIDERS, configuredModel, parseModel, type AgentMessage, type AgentModel, type ModelReply, type ModelRequest, type ModelSettings, type ModelTool, type ToolCall } from './agent/model.js';
-export { AgentRun, spaceTool, type AgentEvent, type AskOptions, type AskResult } from './agent/ask.js';
+export { AgentRun, type AgentEvent, type AskOptions, type AskResult } from './agent/agent-run.js';
+export { spaceTool } from './agent/ask.js';
 export { DEFAULT_MAX_TURNS, agentLoop, toolFailure, type AgentLoopOptions, type AgentLoopResult, type AgentTool } from './agent/loop.js';
 export { TOOL_PERMISSIONS, headlessView, type HeadlessView, type ToolPermission } from './agent/permission.js';
 export type { SandboxStats } from '@agent-spaces/runtime';
 export {
-  auditLogFile,
+  FileAuditArchive,
+  FileAuditStore,
+  MemoryApprovalStore,
+  MemoryRateLimitStore,
+  MemoryRunStore,
+  MemorySessionStore,
   readAuditLog,
-  streamAuditLogs,
   type ApprovalAnswer,
   type ApprovalContext,
   type ApprovalRequest,
   type Approvals,
   type Approver,
+  type ApprovalOutcome,
+  type ApprovalStore,
+  type AuditArchive,
+  type AuditQuery,
   type AuditRecord,
+  type AuditStore,
   type PendingCall,
   type PolicyDecision,
   type PolicyHook,
+  type RateLimitStore,
+  type RunRecord,
+  type RunStore,
   type RuntimeHandlers,
+  type SessionInfo,
+  type SessionStore,
 } from '@agent-spaces/bridge';

@@ -1,9 +1,9 @@
 import { AgentSpacesError, type WireError } from '@agent-spaces/capabilities';
-import type { ApprovalOutcome } from '../approvals.js';
-import type { ApprovalRequest, CallOrigin, PendingCall, PolicyDecision } from '../types.js';
+import type { ApprovalOutcome, ApprovalRequest, CallOrigin, PendingCall, PolicyDecision } from '../types.js';
 import { label } from './errors.js';
 import { recordPending } from './record.js';
-import type { CallState, CallSteps } from './state.js';
+import type { CallState } from './state.js';
+import type { CallSteps } from './steps.js';
 
 /**
  * The approval step: applies the policy's `decision` to `pending`. Returns when the call may run, else records why

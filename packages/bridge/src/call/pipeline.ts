@@ -8,7 +8,8 @@ import { tellCall, tellResult } from './events.js';
 import { lookup } from './lookup.js';
 import { checkedParams } from './params.js';
 import { recordCall } from './record.js';
-import type { CallState, CallSteps } from './state.js';
+import type { CallState } from './state.js';
+import type { CallSteps } from './steps.js';
 
 /**
  * One call from arrival to outcome, numbered `callId` by the bridge: tells `capabilityCall`, dispatches it (look up,

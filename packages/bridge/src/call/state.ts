@@ -1,22 +1,4 @@
-import type { Redactor } from '@agent-spaces/capabilities';
-import type { ApprovalDesk } from '../approvals.js';
-import type { AuditSink } from '../audit.js';
-import type { RateLimiter } from '../rate-limit.js';
-import type { CallDecision, PolicyHook } from '../types.js';
-import type { RunningCalls } from './execute.js';
-import type { FunctionTable } from './lookup.js';
-
-/** The parts a call goes through, assembled once by `createBridge`: one per step of the call. */
-export interface CallSteps {
-  table: FunctionTable;
-  policy: PolicyHook;
-  approvals: ApprovalDesk;
-  limiter: RateLimiter | undefined;
-  /** Replaces secret values in outcomes, approval requests, audit lines and output (the identity without secrets). */
-  redactor: Redactor;
-  audit: AuditSink | undefined;
-  running: RunningCalls;
-}
+import type { CallDecision } from '../types.js';
 
 /** What one call went through, for the audit log and for telling handler errors from internal ones. */
 export interface CallState {

@@ -1,6 +1,5 @@
 import type { RuntimeHandlers, HostFunction } from '../types.js';
 import type { McpClientPool } from '@agent-spaces/mcp';
-import type { LoadOptions } from '../load.js';
 
 /** The names of one function, as the loader hands them to an executor. */
 export interface FunctionRef {
@@ -16,8 +15,8 @@ export interface ExecutorContext {
   dir: string;
   handlers: RuntimeHandlers | undefined;
   mcp: McpClientPool | undefined;
-  /** Hears the data of each result of an MCP tool without an output schema (`LoadOptions.onMcpToolData`). */
-  onMcpToolData?: LoadOptions['onMcpToolData'];
+  /** Hears the data of each result of an MCP tool without an output schema (`LoadOptions.onMcpToolData`): id, tool, data. */
+  onMcpToolData?: ((id: string, tool: string, data: unknown) => void) | undefined;
 }
 
 /** Binds a capability's functions to the place their calls go. */

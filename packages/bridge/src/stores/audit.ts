@@ -1,5 +1,7 @@
-import { AuditLog, auditLogFile, type AuditEntry, type AuditRotation, type AuditSink } from '../audit.js';
-import { readAuditLog, type AuditRead } from '../audit-read.js';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AuditLog, auditLogFile, type AuditEntry, type AuditRecord, type AuditRotation, type AuditSink } from '../audit.js';
+import { readAuditLog, streamAuditLogs, type AuditRead } from '../audit-read.js';
 
 /**
  * Where a space's audit records are kept: the bridge appends one per call (and one as a call starts waiting for
@@ -48,5 +50,50 @@ export class FileAuditStore implements AuditStore {
 
   close(): void {
     this.#log.close();
+  }
+}
+
+/** What {@link AuditArchive.records} reads: one space's records (default every space's), from `since` on. */
+export interface AuditQuery {
+  space?: string;
+  since?: Date;
+  /** Hears of each stored record that cannot be read (a corrupt line). */
+  onMalformed?: () => void;
+}
+
+/**
+ * The read side of a project's audit records, every space's (`agent-spaces audit`): what the {@link AuditStore}s of
+ * its spaces appended, lines of calls that started waiting for approval included.
+ */
+export interface AuditArchive {
+  /**
+   * The records `query` selects, oldest first (the records of several spaces merged by time), streamed: an archive of
+   * any size is read record by record. Throws `CONFIG_INVALID` at once for a space name no store could hold.
+   */
+  records(query?: AuditQuery): AsyncIterable<AuditRecord>;
+}
+
+/** The embedded {@link AuditArchive}: the logs of {@link FileAuditStore} under `<outDir>/audit/`, rotated files included. */
+export class FileAuditArchive implements AuditArchive {
+  readonly #dir: string;
+
+  constructor(readonly outDir: string) {
+    this.#dir = join(outDir, 'audit');
+  }
+
+  records(query: AuditQuery = {}): AsyncIterable<AuditRecord> {
+    const { space, since, onMalformed } = query;
+    const files = space !== undefined ? Promise.resolve([auditLogFile(this.outDir, space)]) : this.#allLogs();
+    return (async function* () {
+      yield* streamAuditLogs(await files, { ...(since ? { since } : {}), ...(onMalformed ? { onMalformed } : {}) });
+    })();
+  }
+
+  async #allLogs(): Promise<string[]> {
+    try {
+      return (await readdir(this.#dir)).filter((name) => name.endsWith('.jsonl')).map((name) => join(this.#dir, name));
+    } catch {
+      return [];
+    }
   }
 }

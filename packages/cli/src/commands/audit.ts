@@ -1,5 +1,3 @@
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { AgentSpacesError, jsonText, visibleText } from '@agent-spaces/capabilities';
 import type { AuditRecord } from '@agent-spaces/sdk';
 import type { CommandContext } from './index.js';
@@ -12,23 +10,22 @@ const MAX_PARAMS = 80;
 type AuditCallRecord = Extract<AuditRecord, { outcome: unknown }>;
 
 /**
- * `agent-spaces audit [--space S] [--since T] [--json]`: prints the audit log(s) of the project's spaces (rotated files
- * included), oldest first, streaming them: a log of any size is printed record by record, the line of a call that
+ * `agent-spaces audit [--space S] [--since T] [--json]`: prints the audit records of the project's spaces, read through
+ * its audit archive (the logs under `.agent-spaces/audit/`, rotated files included), oldest first, streaming them: a log of any size is printed record by record, the line of a call that
  * started waiting for approval as `→ waiting (call <id>)`. `--json` prints one document,
  * `{ "records": [...], "malformed": n }`, one record per line.
  */
 export async function audit(context: CommandContext): Promise<number> {
-  const { auditLogFile, streamAuditLogs } = await import('@agent-spaces/sdk');
+  const { FileAuditArchive } = await import('@agent-spaces/sdk');
   const project = await loadProject(context);
   const since = typeof context.values.since === 'string' ? parseSince(context.values.since) : undefined;
   const space = typeof context.values.space === 'string' ? context.values.space : undefined;
-  const files = space !== undefined ? [auditLogFile(project.outDir, space)] : await allLogs(join(project.outDir, 'audit'));
   const json = context.values.json === true;
 
   let count = 0;
   let asked = 0;
   let malformed = 0;
-  const records = streamAuditLogs(files, { ...(since ? { since } : {}), onMalformed: () => malformed++ });
+  const records = new FileAuditArchive(project.outDir).records({ ...(space !== undefined ? { space } : {}), ...(since ? { since } : {}), onMalformed: () => malformed++ });
   // JSON: each record is printed once the next one (or the end) says whether a comma follows it.
   let pending: string | undefined;
   if (json) context.output.out('{\n  "records": [');
@@ -65,14 +62,6 @@ function parseSince(text: string): Date {
     });
   }
   return new Date(time);
-}
-
-async function allLogs(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir)).filter((name) => name.endsWith('.jsonl')).map((name) => join(dir, name));
-  } catch {
-    return [];
-  }
 }
 
 /**

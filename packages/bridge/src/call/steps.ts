@@ -1,0 +1,19 @@
+import type { Redactor } from '@agent-spaces/capabilities';
+import type { ApprovalDesk } from '../approvals.js';
+import type { AuditSink } from '../audit.js';
+import type { RateLimiter } from '../rate-limit.js';
+import type { PolicyHook } from '../types.js';
+import type { RunningCalls } from './execute.js';
+import type { FunctionTable } from './lookup.js';
+
+/** The parts a call goes through, assembled once by `createBridge`: one per step of the call. */
+export interface CallSteps {
+  table: FunctionTable;
+  policy: PolicyHook;
+  approvals: ApprovalDesk;
+  limiter: RateLimiter | undefined;
+  /** Replaces secret values in outcomes, approval requests, audit lines and output (the identity without secrets). */
+  redactor: Redactor;
+  audit: AuditSink | undefined;
+  running: RunningCalls;
+}

@@ -1,0 +1,133 @@
+import { oversizedSource, toWireError, type HostPort, type RunEvent, type RunEventInput, type WireError } from '@agent-spaces/capabilities';
+import { isoNow, type Bridge, type CallEvent, type CallOrigin, type RunStore } from '@agent-spaces/bridge';
+import type { RunOutcome, RunOptions as SandboxRunOptions } from '@agent-spaces/runtime';
+import { paramsBudget } from './budget.js';
+import { Run, type RunLog, type RunResult } from './run.js';
+import { RunLedger } from './run-ledger.js';
+import { endRunSpan, startRunSpan } from './tracing.js';
+import type { Typecheck, TypecheckDiagnostic } from './typecheck.js';
+import type { RunOptions } from './types.js';
+
+/** Runs checked code in the sandbox: the space's or a session's. */
+export type Executor = (code: string, options: SandboxRunOptions) => Promise<RunOutcome>;
+
+/** What every run of a space shares. */
+export interface SpaceRunParts {
+  bridge: Bridge;
+  /** The space's typecheck (a session brings its own). */
+  typecheck: Typecheck;
+  /** Where runs are put on record. */
+  runs: RunStore;
+  checkByDefault: boolean;
+  /** Longest agent code run, checked or not (`typecheck.maxSourceBytes`). */
+  maxSourceBytes: number;
+  /** Ask for approval of the whole script before it runs. */
+  approveScripts: boolean;
+  /** The space's name, for the run's record and trace span. */
+  space: string;
+}
+
+/** A session a run belongs to: its id and its own typecheck (which remembers the session's declarations). */
+export interface RunSession {
+  id: string;
+  typecheck: Typecheck;
+}
+
+/** Starts a {@link Run} of `code` in `execute`'s sandbox; its events and result are redacted by the bridge. */
+export type StartRun = (code: string, options: RunOptions, execute: Executor, session?: RunSession) => Run;
+
+/** The run starter of a space. */
+export function runStarter(parts: SpaceRunParts): StartRun {
+  return (code, options, execute, session) =>
+    new Run(options.onEvent, (emit) =>
+      runCode(code, options, (input) => emit(parts.bridge.redact(input)), {
+        ...parts,
+        typecheck: session?.typecheck ?? parts.typecheck,
+        execute,
+        ...(session ? { sessionId: session.id } : {}),
+      }).then((result) => parts.bridge.redact(result)),
+    );
+}
+
+interface RunContext extends SpaceRunParts {
+  execute: Executor;
+  sessionId?: string;
+}
+
+/**
+ * One run: `runStarted`, put on record, refused before it runs (size, types, script approval) or executed with its
+ * calls going through the bridge (each call's outcome on the run's ledger), then `runFinished` and the record ended.
+ */
+async function runCode(code: string, options: RunOptions, emit: (event: RunEventInput) => RunEvent, context: RunContext): Promise<RunResult> {
+  const started = performance.now();
+  const events: RunEvent[] = [];
+  const bounded = paramsBudget();
+  const record = (input: RunEventInput) => events.push(emit(bounded(input)));
+  const { sessionId } = context;
+  record({ type: 'runStarted', ...(sessionId ? { sessionId } : {}) });
+  const runId = events[0]!.runId;
+  const ledger = new RunLedger(context.runs, { id: runId, space: context.space, script: code, startedAt: isoNow(), ...(options.owner !== undefined ? { owner: options.owner } : {}), ...(sessionId ? { sessionId } : {}) });
+  const runTrace = startRunSpan({ runId, space: context.space, ...(sessionId ? { sessionId } : {}) });
+  // Console output of host code run for the run's calls: run logs too, beside the sandbox's.
+  const hostLogs: RunLog[] = [];
+  const onEvent = (input: CallEvent) => {
+    record(input);
+    const event = events.at(-1)!;
+    if (event.type === 'log') hostLogs.push({ level: event.level, message: event.message, timestamp: event.timestamp });
+    if (event.type === 'capabilityResult') ledger.call(event);
+  };
+  const origin = { runId, ...(sessionId ? { sessionId } : {}), onEvent, traceContext: runTrace.context, ...(options.onApproval ? { onApproval: options.onApproval } : {}) };
+  const finish = async (result: RunResult): Promise<RunResult> => {
+    const ended = await ledger.end(result);
+    if (!ended.ok) record({ type: 'error', error: ended.error });
+    record({ type: 'runFinished', ok: ended.ok, durationMs: ended.stats.durationMs, capabilityCalls: ended.stats.capabilityCalls });
+    endRunSpan(runTrace.span, ended);
+    return ended;
+  };
+  const refused = (await ledger.started()) ?? (await refusalOf(code, options, context, origin));
+  if (refused) return finish({ ok: false, error: refused, logs: [], events, stats: { durationMs: performance.now() - started, capabilityCalls: 0 } });
+  const outcome = await execute(code, options, context, origin, (entry) => record({ type: 'log', level: entry.level, message: entry.message }));
+  const stats = { durationMs: performance.now() - started, capabilityCalls: outcome.stats.capabilityCalls };
+  const logs = hostLogs.length === 0 ? outcome.logs : [...outcome.logs, ...hostLogs].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+  return finish(outcome.ok ? { ok: true, result: outcome.value, logs, events, stats } : { ok: false, error: outcome.error, logs, events, stats });
+}
+
+/**
+ * Executes `code`, its calls going to the bridge from `origin` and its console output to `onLog`; a session's
+ * typecheck then remembers its declarations.
+ */
+async function execute(code: string, options: RunOptions, context: RunContext, origin: CallOrigin, onLog: (entry: RunLog) => void): Promise<RunOutcome> {
+  const port: HostPort = { call: (message, signal) => context.bridge.call(message, signal, origin) };
+  const outcome = await context.execute(code, {
+    port,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.owner !== undefined ? { owner: options.owner } : {}),
+    onLog,
+  });
+  // The session keeps this run's top-level declarations (even when it failed after them): so does its typecheck.
+  if (context.sessionId && context.checkByDefault) context.typecheck.remember(code);
+  return outcome;
+}
+
+/**
+ * Why `code` may not run, checked before it does: over the size budget (`TYPECHECK_LIMIT`), its type errors
+ * (`TYPE_ERROR`) or a typecheck over its budget, or the person asked to approve the script said no.
+ */
+async function refusalOf(code: string, options: RunOptions, context: RunContext, origin: CallOrigin & { runId: string }): Promise<WireError | undefined> {
+  const oversized = oversizedSource(code, context.maxSourceBytes);
+  if (oversized) return oversized.toWire();
+  if (options.typecheck ?? context.checkByDefault) {
+    let diagnostics: TypecheckDiagnostic[];
+    try {
+      diagnostics = await context.typecheck.check(code, options.owner);
+    } catch (error) {
+      return toWireError(error, 'INTERNAL', 'Typecheck failed');
+    }
+    if (diagnostics.length > 0) {
+      return { code: 'TYPE_ERROR', message: await context.typecheck.format(code, diagnostics, options.fileName), data: { diagnostics } };
+    }
+  }
+  if (!context.approveScripts) return undefined;
+  return context.bridge.approveScript(code, origin, options.signal ?? new AbortController().signal);
+}

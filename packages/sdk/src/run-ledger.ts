@@ -1,0 +1,66 @@
+import { toWireError, type RunEvent, type WireError } from '@agent-spaces/capabilities';
+import { isoNow, type RunCall, type RunStore, type StartedRun } from '@agent-spaces/bridge';
+import type { RunResult } from './run.js';
+
+/**
+ * The record of one run in the space's run store: started before the code runs, each call appended to its ledger as
+ * the call ends, ended with the run. Writes are made in order, one after another. Fail closed: a run that cannot be
+ * put on record does not run, and one whose record cannot be completed ends `INTERNAL`.
+ */
+export class RunLedger {
+  readonly #store: RunStore;
+  readonly #runId: string;
+  #written: Promise<void>;
+  #failure: unknown;
+  #failedAtStart = false;
+
+  constructor(store: RunStore, run: StartedRun) {
+    this.#store = store;
+    this.#runId = run.id;
+    this.#written = store.start(run).catch((error: unknown) => {
+      this.#failure = error;
+      this.#failedAtStart = true;
+    });
+  }
+
+  /** Undefined once the run is on record; else the error the run is refused with. */
+  async started(): Promise<WireError | undefined> {
+    await this.#written;
+    return this.#failedAtStart ? recordError(this.#failure) : undefined;
+  }
+
+  /** Appends the call that `event` says ended to the run's ledger. */
+  call(event: Extract<RunEvent, { type: 'capabilityResult' }>): void {
+    const call: RunCall = {
+      callId: event.callId,
+      capability: String(event.capability),
+      function: String(event.function),
+      outcome: event.ok || !event.error ? { ok: true } : { ok: false, code: event.error.code, message: event.error.message },
+      durationMs: Math.round(event.durationMs * 1000) / 1000,
+    };
+    this.#then(() => this.#store.addCall(this.#runId, call));
+  }
+
+  /** Ends the run's record with `result`; returns `result`, or an `INTERNAL` failure when the record could not be written. */
+  async end(result: RunResult): Promise<RunResult> {
+    if (this.#failedAtStart) return result;
+    const endedAt = isoNow();
+    this.#then(() =>
+      this.#store.end(this.#runId, result.ok ? { status: 'succeeded', endedAt } : { status: 'failed', endedAt, error: { code: result.error.code, message: result.error.message } }),
+    );
+    await this.#written;
+    if (this.#failure === undefined) return result;
+    return { ok: false, error: recordError(this.#failure), logs: result.logs, events: result.events, stats: result.stats };
+  }
+
+  #then(write: () => Promise<void>): void {
+    this.#written = this.#written.then(write).catch((error: unknown) => {
+      this.#failure ??= error;
+    });
+  }
+}
+
+function recordError(error: unknown): WireError {
+  const cause = toWireError(error, 'INTERNAL');
+  return { code: 'INTERNAL', message: `The run could not be put on record: ${cause.message}` };
+}
