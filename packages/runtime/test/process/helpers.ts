@@ -3,12 +3,6 @@ import { expect } from 'vitest';
 import type { RunOutcome, AgentSandbox } from '../../src/index.js';
 import { createPort } from '../helpers.js';
 
-/**
- * Lateness of a limit these tests tolerate: far above the 100 ms the runtime promises (bench/isolation.mjs measures
- * that), so a loaded CI machine cannot fail them, yet far below the seconds a run took when agent code held the host.
- */
-export const SLACK_MS = 1_000;
-
 export function expectCode(outcome: RunOutcome, code: string): void {
   expect(outcome.ok ? 'ok' : `${outcome.error.code}: ${outcome.error.message}`).toMatch(new RegExp(`^${code}`));
 }
