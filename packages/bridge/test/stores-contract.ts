@@ -3,20 +3,43 @@
  * stores (the embedded ones in stores.test.ts; a PostgreSQL or Redis one later).
  */
 import { describe, expect, it } from 'vitest';
-import type { ApprovalOutcome, ApprovalRequest, ApprovalStore, AuditEntry, AuditStore, RateLimitStore, RateWindow } from '../src/index.js';
+import type {
+  ApprovalOutcome,
+  ApprovalRequest,
+  ApprovalStore,
+  AuditArchive,
+  AuditEntry,
+  AuditRecord,
+  AuditStore,
+  RateLimitStore,
+  RateWindow,
+  RunCall,
+  RunStore,
+  SessionStore,
+} from '../src/index.js';
 
-/** Makes fresh, empty stores; `audit(space)` a store for the audit records of `space`. */
+/**
+ * Makes fresh, empty stores. `audit(space)` is a store for the audit records of `space` and `archive()` reads what
+ * the audit stores of the same factory appended (one archive per project: a factory stands for one project); `runs()`
+ * keeps ended runs readable (at least the last hundred).
+ */
 export interface StoreFactory {
   audit(space: string): AuditStore | Promise<AuditStore>;
+  archive(): AuditArchive | Promise<AuditArchive>;
   rateLimits(): RateLimitStore | Promise<RateLimitStore>;
   approvals(): ApprovalStore | Promise<ApprovalStore>;
+  runs(): RunStore | Promise<RunStore>;
+  sessions(): SessionStore | Promise<SessionStore>;
 }
 
-/** Registers the contract tests of the three stores, each test with stores from `factory`. */
+/** Registers the contract tests of every store, each test with stores from `factory`. */
 export function storeContract(name: string, factory: StoreFactory): void {
   describe(`${name}: audit store`, () => auditContract(factory));
+  describe(`${name}: audit archive`, () => archiveContract(factory));
   describe(`${name}: rate-limit store`, () => rateLimitContract(factory));
   describe(`${name}: approval store`, () => approvalContract(factory));
+  describe(`${name}: run store`, () => runContract(factory));
+  describe(`${name}: session store`, () => sessionContract(factory));
 }
 
 function callEntry(callId: string, time: Date, fields: Partial<AuditEntry> = {}): AuditEntry {
@@ -199,5 +222,172 @@ function approvalContract(factory: StoreFactory): void {
     await store.withdraw('1');
     expect(await store.answer('1', approved)).toBe(false);
     expect(await store.pending()).toEqual([]);
+  });
+}
+
+async function collect(records: AsyncIterable<AuditRecord>): Promise<AuditRecord[]> {
+  const all: AuditRecord[] = [];
+  for await (const record of records) all.push(record);
+  return all;
+}
+
+function archiveContract(factory: StoreFactory): void {
+  it("reads every space's records merged by time, or one space's, from `since` on, pending lines included", async () => {
+    const now = Date.now();
+    const [left, right] = [await factory.audit('archive-left'), await factory.audit('archive-right')];
+    left.append(callEntry('l1', new Date(now - 3_000)));
+    right.append(callEntry('r1', new Date(now - 2_000)));
+    left.append({ time: new Date(now - 1_500).toISOString(), callId: 'l2', capability: 'mail', function: 'send', params: {}, pending: 'approval', decision: { kind: 'ask', by: 'requiresApproval', message: 'Send?' } });
+    left.append(callEntry('l2', new Date(now - 1_000)));
+    [left, right].forEach((store) => store.close());
+    const archive = await factory.archive();
+    const mine = (await collect(archive.records({ since: new Date(now - 60_000) }))).filter((r) => r.space.startsWith('archive-'));
+    expect(mine.map((r) => [r.space, r.callId, r.pending ?? 'ended'])).toEqual([
+      ['archive-left', 'l1', 'ended'],
+      ['archive-right', 'r1', 'ended'],
+      ['archive-left', 'l2', 'approval'],
+      ['archive-left', 'l2', 'ended'],
+    ]);
+    expect((await collect(archive.records({ space: 'archive-left', since: new Date(now - 2_500) }))).map((r) => r.callId)).toEqual(['l2', 'l2']);
+  });
+
+  it('has no records of a space that never appended any', async () => {
+    const archive = await factory.archive();
+    expect(await collect(archive.records({ space: 'archive-nobody' }))).toEqual([]);
+  });
+
+  it('refuses a space name no store could hold with CONFIG_INVALID, before reading', async () => {
+    const archive = await factory.archive();
+    expect(() => archive.records({ space: '../escape' })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+  });
+}
+
+function ledgerCall(callId: string, ok = true): RunCall {
+  return { callId, capability: 'mail', function: 'send', outcome: ok ? { ok: true } : { ok: false, code: 'POLICY_DENIED', message: 'no' }, durationMs: 1.25 };
+}
+
+function runContract(factory: StoreFactory): void {
+  const started = (id: string, fields: Record<string, string> = {}) => ({ id, space: 'contract', script: `export default '${id}';`, startedAt: '2026-11-27T10:00:00.000Z', ...fields });
+
+  it('keeps a run from its start to its end, with its calls in the order they ended', async () => {
+    const store = await factory.runs();
+    await store.start(started('run-1', { owner: 'alice', sessionId: 's-1' }));
+    expect(await store.get('run-1')).toEqual({ ...started('run-1', { owner: 'alice', sessionId: 's-1' }), status: 'running', calls: [] });
+    await store.addCall('run-1', ledgerCall('1'));
+    await store.addCall('run-1', ledgerCall('2', false));
+    await store.end('run-1', { status: 'failed', endedAt: '2026-11-27T10:00:01.000Z', error: { code: 'SCRIPT_ERROR', message: 'boom' } });
+    expect(await store.get('run-1')).toEqual({
+      ...started('run-1', { owner: 'alice', sessionId: 's-1' }),
+      status: 'failed',
+      endedAt: '2026-11-27T10:00:01.000Z',
+      error: { code: 'SCRIPT_ERROR', message: 'boom' },
+      calls: [ledgerCall('1'), ledgerCall('2', false)],
+    });
+    expect(await store.get('no-such-run')).toBeUndefined();
+  });
+
+  it('refuses a second start under one id, and calls or an end for a run that is not running', async () => {
+    const store = await factory.runs();
+    await store.start(started('run-1'));
+    await expect(store.start(started('run-1'))).rejects.toMatchObject({ code: 'INTERNAL' });
+    await expect(store.addCall('never-started', ledgerCall('1'))).rejects.toMatchObject({ code: 'INTERNAL' });
+    await store.end('run-1', { status: 'succeeded', endedAt: '2026-11-27T10:00:01.000Z' });
+    await expect(store.addCall('run-1', ledgerCall('1'))).rejects.toMatchObject({ code: 'INTERNAL' });
+    await expect(store.end('run-1', { status: 'succeeded', endedAt: '2026-11-27T10:00:02.000Z' })).rejects.toMatchObject({ code: 'INTERNAL' });
+    expect((await store.get('run-1'))?.status).toBe('succeeded');
+  });
+
+  it('hands out copies: changing a record read back changes nothing stored', async () => {
+    const store = await factory.runs();
+    await store.start(started('run-1'));
+    await store.addCall('run-1', ledgerCall('1'));
+    const read = (await store.get('run-1'))!;
+    read.calls.push(ledgerCall('forged'));
+    read.status = 'succeeded';
+    expect(await store.get('run-1')).toMatchObject({ status: 'running', calls: [ledgerCall('1')] });
+  });
+
+  it('lists the runs a query selects, oldest start first', async () => {
+    const store = await factory.runs();
+    await store.start(started('b', { startedAt: '2026-11-27T10:00:02.000Z', owner: 'bob' }));
+    await store.start(started('a', { startedAt: '2026-11-27T10:00:01.000Z', owner: 'alice' }));
+    await store.start(started('c', { startedAt: '2026-11-27T10:00:03.000Z', owner: 'alice', space: 'other' }));
+    await store.end('b', { status: 'succeeded', endedAt: '2026-11-27T10:00:04.000Z' });
+    expect((await store.list()).map((r) => r.id)).toEqual(['a', 'b', 'c']);
+    expect((await store.list({ owner: 'alice' })).map((r) => r.id)).toEqual(['a', 'c']);
+    expect((await store.list({ space: 'contract', status: 'running' })).map((r) => r.id)).toEqual(['a']);
+    expect((await store.list({ status: 'succeeded' })).map((r) => r.id)).toEqual(['b']);
+  });
+
+  it('keeps every call of concurrent runs in its own ledger, in order', async () => {
+    const store = await factory.runs();
+    const ids = ['x', 'y', 'z'];
+    await Promise.all(ids.map((id) => store.start(started(id))));
+    for (let n = 0; n < 20; n++) await Promise.all(ids.map((id) => store.addCall(id, ledgerCall(`${id}${n}`))));
+    for (const id of ids) expect((await store.get(id))!.calls.map((c) => c.callId)).toEqual(Array.from({ length: 20 }, (_, n) => `${id}${n}`));
+  });
+}
+
+function sessionContract(factory: StoreFactory): void {
+  const session = (id: string, fields: Partial<{ owner: string; space: string; createdAt: string }> = {}) => ({
+    id,
+    owner: 'alice',
+    space: 'default',
+    createdAt: '2026-11-27T10:00:00.000Z',
+    metadata: { runs: 0 },
+    ...fields,
+  });
+
+  it('keeps a session from its creation, used last as it was created, until it ends', async () => {
+    const store = await factory.sessions();
+    expect(await store.create(session('s-1'))).toBe(true);
+    expect(await store.get('s-1')).toEqual({ ...session('s-1'), lastUsedAt: '2026-11-27T10:00:00.000Z' });
+    expect(await store.end('s-1')).toBe(true);
+    expect(await store.get('s-1')).toBeUndefined();
+    expect(await store.end('s-1')).toBe(false);
+  });
+
+  it('refuses a second session under one id', async () => {
+    const store = await factory.sessions();
+    expect(await store.create(session('s-1'))).toBe(true);
+    expect(await store.create(session('s-1', { owner: 'mallory' }))).toBe(false);
+    expect((await store.get('s-1'))?.owner).toBe('alice');
+  });
+
+  it('moves the last use forward only, and sets the metadata fields given, keeping the others', async () => {
+    const store = await factory.sessions();
+    await store.create({ ...session('s-1'), metadata: { runs: 0, conversation: false } });
+    expect(await store.touch('s-1', '2026-11-27T10:05:00.000Z', { runs: 1 })).toBe(true);
+    expect(await store.touch('s-1', '2026-11-27T10:01:00.000Z')).toBe(true);
+    expect(await store.get('s-1')).toMatchObject({ lastUsedAt: '2026-11-27T10:05:00.000Z', metadata: { runs: 1, conversation: false } });
+    expect(await store.touch('no-such-session', '2026-11-27T10:05:00.000Z')).toBe(false);
+  });
+
+  it('lists the sessions a query selects, most recently used first', async () => {
+    const store = await factory.sessions();
+    await store.create(session('a'));
+    await store.create(session('b', { owner: 'bob' }));
+    await store.create(session('c', { space: 'other' }));
+    await store.touch('a', '2026-11-27T10:03:00.000Z');
+    await store.touch('c', '2026-11-27T10:02:00.000Z');
+    expect((await store.list()).map((s) => s.id)).toEqual(['a', 'c', 'b']);
+    expect((await store.list({ owner: 'alice' })).map((s) => s.id)).toEqual(['a', 'c']);
+    expect((await store.list({ owner: 'alice', space: 'default' })).map((s) => s.id)).toEqual(['a']);
+  });
+
+  it('hands out copies: changing a record read back changes nothing stored', async () => {
+    const store = await factory.sessions();
+    await store.create(session('s-1'));
+    const read = (await store.get('s-1'))!;
+    read.metadata.runs = 99;
+    read.lastUsedAt = '2099-01-01T00:00:00.000Z';
+    expect(await store.get('s-1')).toMatchObject({ lastUsedAt: '2026-11-27T10:00:00.000Z', metadata: { runs: 0 } });
+  });
+
+  it('lets exactly one of concurrent creations under one id win', async () => {
+    const store = await factory.sessions();
+    const created = await Promise.all(Array.from({ length: 8 }, (_, i) => store.create(session('same', { owner: `o${i}` }))));
+    expect(created.filter(Boolean)).toHaveLength(1);
+    expect((await store.get('same'))?.owner).toBe(`o${created.indexOf(true)}`);
   });
 }

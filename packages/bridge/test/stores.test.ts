@@ -2,7 +2,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileAuditStore, MemoryApprovalStore, MemoryRateLimitStore, auditLogFile, createBridge, readAuditLog } from '../src/index.js';
+import {
+  FileAuditArchive,
+  FileAuditStore,
+  MemoryApprovalStore,
+  MemoryRateLimitStore,
+  MemoryRunStore,
+  MemorySessionStore,
+  auditLogFile,
+  createBridge,
+  readAuditLog,
+} from '../src/index.js';
 import { errorOf, memoryCapability, msg } from './fixtures.js';
 import { storeContract } from './stores-contract.js';
 
@@ -14,8 +24,11 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 storeContract('embedded stores', {
   audit: (space) => new FileAuditStore(dir, space),
+  archive: () => new FileAuditArchive(dir),
   rateLimits: () => new MemoryRateLimitStore(),
   approvals: () => new MemoryApprovalStore(),
+  runs: () => new MemoryRunStore({ keepEnded: 100 }),
+  sessions: () => new MemorySessionStore(),
 });
 
 describe('the embedded audit store', () => {
@@ -24,6 +37,26 @@ describe('the embedded audit store', () => {
     store.close();
     expect(store.file).toBe(auditLogFile(dir, 'where'));
     expect(store.file).toBe(join(dir, 'audit', 'where.jsonl'));
+  });
+});
+
+describe('the embedded run store', () => {
+  const started = (id: string) => ({ id, space: 'default', script: 'export default 1;', startedAt: new Date().toISOString() });
+
+  it('forgets a run as it ends by default, so a space holds nothing of its finished runs', async () => {
+    const store = new MemoryRunStore();
+    await store.start(started('run-1'));
+    expect((await store.get('run-1'))?.status).toBe('running');
+    await store.end('run-1', { status: 'succeeded', endedAt: new Date().toISOString() });
+    expect(await store.get('run-1')).toBeUndefined();
+    expect(await store.list()).toEqual([]);
+  });
+
+  it('keeps the last `keepEnded` ended runs, and every running one', async () => {
+    const store = new MemoryRunStore({ keepEnded: 2 });
+    for (const id of ['a', 'b', 'c', 'd']) await store.start(started(id));
+    for (const id of ['a', 'b', 'c']) await store.end(id, { status: 'succeeded', endedAt: new Date().toISOString() });
+    expect((await store.list()).map((r) => r.id)).toEqual(['b', 'c', 'd']);
   });
 });
 

@@ -9,7 +9,7 @@ import type { Typecheck, TypecheckDiagnostic } from './typecheck.js';
 import type { RunOptions } from './types.js';
 
 /** Runs checked code in the sandbox: the space's or a session's. */
-export type Executor = (code: string, options: SandboxRunOptions) => Promise<RunOutcome>;
+type Executor = (code: string, options: SandboxRunOptions) => Promise<RunOutcome>;
 
 /** What every run of a space shares. */
 export interface SpaceRunParts {
@@ -28,7 +28,7 @@ export interface SpaceRunParts {
 }
 
 /** A session a run belongs to: its id and its own typecheck (which remembers the session's declarations). */
-export interface RunSession {
+interface RunSession {
   id: string;
   typecheck: Typecheck;
 }
