@@ -61,10 +61,6 @@ async function toHostCapability(
   const executor = await bindExecutor(built, context);
   const functions = new Map<string, HostFunction>();
   for (const fn of built.functions) {
-    if (functions.has(fn.name)) {
-      const file = join(built.dir, CAPABILITY_FILES.meta);
-      throw new AgentSpacesError('INVALID_DEFINITION', `${file}: function '${fn.name}' is listed twice`, { file });
-    }
     const approvalMessage = fn.approvalMessage !== undefined ? approvalTemplate(fn.approvalMessage) : executor.approvalMessage?.(fn);
     functions.set(fn.name, {
       name: fn.name,

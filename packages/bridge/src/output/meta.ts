@@ -27,7 +27,8 @@ const PACKAGE_MODES: readonly PackageInfo['mode'][] = ['sandbox', 'host'];
 
 /**
  * The `meta.json` of capability `id` in `dir` (a `capabilitiesDir`), read and checked: every field of
- * `CapabilityMeta` has its type, `id` is the folder's, the executor is one the bridge runs. Throws as `readBuiltJson`
+ * `CapabilityMeta` has its type, `id` is the folder's, no function is listed twice, the executor is one the bridge
+ * runs. Throws as `readBuiltJson`
  * (`CAPABILITY_NOT_FOUND`, `INVALID_JSON`), and `INVALID_DEFINITION` naming the file and the JSON pointer of the
  * first bad field.
  */
@@ -53,11 +54,22 @@ export function readBuiltMeta(dir: string, id: string): CapabilityMeta {
     ...(root.inputs !== undefined ? { inputs: fields.strings(root.inputs, '/inputs') } : {}),
     config: readConfig(fields, root.config),
     executor: readExecutor(fields, root.executor),
-    functions: fields.array(root.functions, '/functions').map((raw, index) => readFunction(fields, raw, `/functions/${index}`)),
+    functions: readFunctions(fields, root.functions),
     ...(root.package !== undefined ? { package: readPackage(fields, root.package) } : {}),
     ...(root.dependencies !== undefined ? { dependencies: readDependencies(fields, root.dependencies) } : {}),
     builtAt: fields.text(root.builtAt, '/builtAt'),
   };
+}
+
+/** The functions, each named once. */
+function readFunctions(fields: FieldReader, raw: unknown): CapabilityMeta['functions'] {
+  const names = new Set<string>();
+  return fields.array(raw, '/functions').map((item, index) => {
+    const fn = readFunction(fields, item, `/functions/${index}`);
+    if (names.has(fn.name)) fields.fail(`/functions/${index}/name`, `'${fn.name}' is listed twice`);
+    names.add(fn.name);
+    return fn;
+  });
 }
 
 function readFunction(fields: FieldReader, raw: unknown, at: string): CapabilityMeta['functions'][number] {

@@ -55,6 +55,7 @@ describe('readBuiltMeta', () => {
     ['/inputs/a', (m: Record<string, unknown>) => (m.inputs = { a: 1 })],
     ['/package/mode', (m: Record<string, unknown>) => (m.package = { name: 'p', version: '1', mode: 'cloud' })],
     ['/dependencies/0/name', (m: Record<string, unknown>) => (m.dependencies = [{ name: '', version: '1' }])],
+    ['/functions/1/name', (m: Record<string, unknown>) => (m.functions = [{ name: 'f', sourceName: 'f' }, { name: 'f', sourceName: 'g' }])],
     ['/functions/0/hostApprovalMessage', (m: Record<string, unknown>) => (m.functions = [{ name: 'f', sourceName: 'f', hostApprovalMessage: 'yes' }])],
     ['/config/rateLimit/period', (m: Record<string, unknown>) => (m.config = { rateLimit: { requests: 1, period: 'fortnight' } })],
     ['/executor/headers/x-key', (m: Record<string, unknown>) => (m.executor = { kind: 'http', url: 'http://127.0.0.1/', headers: { 'x-key': 1 } })],
