@@ -2,8 +2,9 @@
  * Result types inferred from the results a space has seen. An MCP tool without an output schema answers with
  * untyped data (most often JSON in a text block); each successful call's data is folded into a JSON Schema of its
  * shape — field names and JSON types only, never a value — kept per capability in `<outDir>/observed/<id>.json`
- * ({@link ObservedFile}), which the next build reads to type the function's result. The reader and writer of those files are
- * `@agent-spaces/bridge/output`'s (`readObserved`, `ResultRecorder`); here are the format and the pure shape functions.
+ * ({@link ObservedFile}), which the next build reads to type the function's result. Here are the format and the pure
+ * shape functions; the reader and the writer of those files are `@agent-spaces/bridge/output`'s (`readObserved`,
+ * `ResultRecorder`).
  */
 import { join } from 'node:path';
 import { OUTPUT_FILES } from './output-layout.js';
