@@ -30,6 +30,20 @@ const LAZY_HEAVY = ['typescript', '@modelcontextprotocol/sdk', 'ai'];
 const boundaries = [
   // capabilities: "may import nothing".
   { name: 'capabilities', files: ['packages/capabilities/src/**'], patterns: [never(workspaceExcept(), 'capabilities imports no workspace package')] },
+  // capabilities is the contract: it touches no file, process, socket or timer module (the build output is read and
+  // observed results written by @agent-spaces/bridge/output); moduleEntry (cache-module.ts) is the one exception.
+  {
+    name: 'capabilities-io',
+    files: ['packages/capabilities/src/**'],
+    ignores: ['packages/capabilities/src/cache-module.ts', 'packages/capabilities/src/deprecated-output.ts'],
+    patterns: [
+      {
+        regex: '^(node:)?(fs|child_process|net|http|https|http2|dgram|worker_threads|cluster|timers)(/.*)?$',
+        caseSensitive: true,
+        message: 'docs/architecture.md: capabilities does no I/O (a reader or writer goes to the package that owns that I/O)',
+      },
+    ],
+  },
   // compiler: "capabilities, mcp (discovery), bridge (its build-output reader; validators lazily), esbuild, typescript and swagger-parser (lazily)"; the MCP SDK comes through mcp.
   {
     name: 'compiler',
