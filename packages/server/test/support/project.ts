@@ -1,8 +1,5 @@
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { buildCapabilities } from '@agent-spaces/compiler';
 import type { SpaceOptions } from '@agent-spaces/sdk';
+import { makeProject } from '../../../../test/fixtures/project.js';
 
 /** A temp project with built runtime capabilities (`trainSchedule`, `vault`) and their host handlers. */
 export interface TestProject {
@@ -57,23 +54,14 @@ const VAULT = {
   executor: { kind: 'runtime' },
 };
 
-/** Writes `files` (plus the two capability definitions) into a temp folder and builds the capabilities. */
+/** A project of `files` plus the two capability definitions, built (test/fixtures/project.ts removes it after use). */
 export async function createProject(files: Record<string, string> = {}): Promise<TestProject> {
-  const rootDir = await mkdtemp(join(tmpdir(), 'agent-spaces-server-'));
-  const all: Record<string, string> = {
-    'capabilities/trains.json': JSON.stringify(TRAINS),
-    'capabilities/vault.json': JSON.stringify(VAULT),
-    ...files,
-  };
-  for (const [name, text] of Object.entries(all)) {
-    await mkdir(dirname(join(rootDir, name)), { recursive: true });
-    await writeFile(join(rootDir, name), text);
-  }
-  const report = await buildCapabilities({ rootDir, sources: ['capabilities/*.json'] });
+  const project = await makeProject({ 'capabilities/trains.json': TRAINS, 'capabilities/vault.json': VAULT, ...files });
+  const report = await project.build({ sources: ['capabilities/*.json'] });
   if (report.totals.failed > 0) throw new Error(`capability build failed: ${JSON.stringify(report.capabilities)}`);
   const deletions: number[] = [];
   return {
-    rootDir,
+    rootDir: project.dir,
     outDir: report.outDir,
     deletions,
     handlers: {
@@ -91,6 +79,6 @@ export async function createProject(files: Record<string, string> = {}): Promise
         },
       },
     },
-    cleanup: () => rm(rootDir, { recursive: true, force: true }),
+    cleanup: () => project.remove(),
   };
 }
