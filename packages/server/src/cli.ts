@@ -4,9 +4,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { configSpaceOptions } from '@agent-spaces/sdk';
 import { parseServerConfig, type HeadlessMode, type ServerConfig, type ServerSettings, type SpaceDefinition } from './config.js';
 import type { ClientLifecycle } from './http-clients.js';
-import { startHttpServer } from './http.js';
-import { LOG_FORMATS, createServerLog, type LogFormat } from './log.js';
-import { createCodeModeHost, type CodeModeServerOptions } from './server.js';
+import { startHttpServer, type HttpServerHandle } from './http.js';
+import { LOG_FORMATS, createServerLog, type LogFormat, type ServerLog } from './log.js';
+import { createCodeModeHost, type CodeModeHost, type CodeModeServerOptions } from './server.js';
 import type { SharedSpaceOptions } from './shared-spaces.js';
 import { startTraceExport } from './tracing.js';
 
@@ -50,10 +50,49 @@ export async function serve(context: ServeContext): Promise<number> {
     return undefined;
   });
   if (traces) say(`exporting traces to ${traces.endpoint}`);
+  const load = await configLoader(values);
+  const first = await load();
+  const codeHost = createCodeModeHost(hostOptions(flags, first, log));
+  const serving: Serving = { codeHost, log, say, names: first.spaces.map((s) => s.id).join(', ') };
+  const unwatch = watchConfig(first.file, load, serving);
+  const port = flags.port ?? (flags.stdio ? undefined : first.settings.port);
+  let http: HttpServerHandle | undefined;
+  let reason: string;
+  if (port === undefined) {
+    reason = await serveStdio(serving);
+  } else {
+    http = await serveHttp(serving, flags, first.settings, port);
+    reason = await new Promise<string>((done) => {
+      const signals = onSignals((signal) => {
+        signals.dispose();
+        done(signal);
+      });
+    });
+  }
+  // The host first, so its clients are logged as disconnected because the server stopped.
+  unwatch();
+  await codeHost.close();
+  await http?.close();
+  await traces?.close();
+  log.event('server.stopped', { transport: http ? 'http' : 'stdio', reason });
+  return 0;
+}
+
+/** What the config gives `serve`: its file, the server settings, the spaces and their options, the agent model. */
+interface ServedConfig {
+  file: string;
+  settings: ServerSettings;
+  spaces: SpaceDefinition[];
+  space: SharedSpaceOptions;
+  model: ServerConfig['model'];
+}
+
+/** Loads the config `--config` names (or the one found from the working folder), served from `--out` when given. */
+async function configLoader(values: ServeContext['values']): Promise<() => Promise<ServedConfig>> {
   const { loadConfig } = await import('@agent-spaces/compiler');
   const configFile = typeof values.config === 'string' ? values.config : undefined;
   const outDir = typeof values.out === 'string' ? resolve(values.out) : undefined;
-  const load = async () => {
+  return async () => {
     const loaded = await loadConfig({ cwd: process.cwd(), ...(configFile ? { configFile } : {}) });
     const config: ServerConfig = parseServerConfig(loaded.raw, loaded.file);
     const spaces: SpaceDefinition[] = config.spaces.length > 0 ? config.spaces : [{ id: 'default', name: basename(loaded.rootDir) || 'default' }];
@@ -65,7 +104,11 @@ export async function serve(context: ServeContext): Promise<number> {
     };
     return { file: loaded.file, settings: config.server, spaces, space, model: config.model };
   };
-  const { file, settings, spaces, space, model } = await load();
+}
+
+/** The host's options: the flags over the config's server settings. */
+function hostOptions(flags: Flags, config: ServedConfig, log: ServerLog): CodeModeServerOptions {
+  const { settings, spaces, space, model, file } = config;
   const options: CodeModeServerOptions = {
     spaces,
     timeoutSeconds: flags.timeout ?? settings.timeoutSeconds ?? 3600,
@@ -79,11 +122,24 @@ export async function serve(context: ServeContext): Promise<number> {
   if (maxSessions !== undefined) options.maxSessions = maxSessions;
   const maxSessionsPerClient = flags.maxSessionsPerClient ?? settings.maxSessionsPerClient;
   if (maxSessionsPerClient !== undefined) options.maxSessionsPerClient = maxSessionsPerClient;
-  const port = flags.port ?? (flags.stdio ? undefined : settings.port);
-  const names = spaces.map((s) => s.id).join(', ');
-  const codeHost = createCodeModeHost(options);
-  // A changed config file is served without a restart (a new build is noticed by the host itself); one that does not
-  // load leaves the previous one served. The server settings (port, caps) and the top-level `model` are read at start only.
+  return options;
+}
+
+/** What a transport serves and reports to: the host, the log, messages for people, and the spaces' ids. */
+interface Serving {
+  codeHost: CodeModeHost;
+  log: ServerLog;
+  say: (text: string) => void;
+  names: string;
+}
+
+/**
+ * Serves a changed config `file` without a restart (a new build is noticed by the host itself); one that does not
+ * load leaves the previous one served. The server settings (port, caps) and the top-level `model` are read at start
+ * only. Returns the function that stops watching.
+ */
+function watchConfig(file: string, load: () => Promise<ServedConfig>, serving: Serving): () => void {
+  const { codeHost, log, say } = serving;
   const onConfigChange = () => {
     load().then(
       (next) => {
@@ -99,35 +155,38 @@ export async function serve(context: ServeContext): Promise<number> {
     );
   };
   watchFile(file, { interval: CONFIG_POLL_MS, persistent: false }, onConfigChange);
-  if (port === undefined) {
-    const server = codeHost.createServer();
-    const closed = new Promise<void>((done) => {
-      const onclose = server.onclose;
-      server.onclose = () => {
-        onclose?.();
-        done();
-      };
-    });
-    let reason = 'client closed';
-    const stop = (why: string) => {
-      reason = why;
-      void server.close();
+  return () => unwatchFile(file, onConfigChange);
+}
+
+/** Serves one client over stdio until it closes, stdin ends or SIGINT/SIGTERM; resolves to why it stopped. */
+async function serveStdio({ codeHost, log, say, names }: Serving): Promise<string> {
+  const server = codeHost.createServer();
+  const closed = new Promise<void>((done) => {
+    const onclose = server.onclose;
+    server.onclose = () => {
+      onclose?.();
+      done();
     };
-    const onEnd = () => stop('stdin ended');
-    process.stdin.once('end', onEnd);
-    const signals = onSignals(stop);
-    await server.connect(new StdioServerTransport());
-    say(`serving ${names} over stdio`);
-    log.event('server.started', { transport: 'stdio', spaces: names });
-    await closed;
-    signals.dispose();
-    process.stdin.off('end', onEnd);
-    unwatchFile(file, onConfigChange);
-    await codeHost.close();
-    await traces?.close();
-    log.event('server.stopped', { transport: 'stdio', reason });
-    return 0;
-  }
+  });
+  let reason = 'client closed';
+  const stop = (why: string) => {
+    reason = why;
+    void server.close();
+  };
+  const onEnd = () => stop('stdin ended');
+  process.stdin.once('end', onEnd);
+  const signals = onSignals(stop);
+  await server.connect(new StdioServerTransport());
+  say(`serving ${names} over stdio`);
+  log.event('server.started', { transport: 'stdio', spaces: names });
+  await closed;
+  signals.dispose();
+  process.stdin.off('end', onEnd);
+  return reason;
+}
+
+/** Starts serving over Streamable HTTP on `port`, saying (and logging) where and warning when anyone could run code. */
+async function serveHttp({ codeHost, log, say, names }: Serving, flags: Flags, settings: ServerSettings, port: number): Promise<HttpServerHandle> {
   const host = flags.host ?? settings.host ?? '127.0.0.1';
   const authToken = flags.authToken ?? process.env[AUTH_TOKEN_ENV];
   const http = await startHttpServer({
@@ -148,19 +207,7 @@ export async function serve(context: ServeContext): Promise<number> {
   if (exposed) say(`warning: listening on ${host} without --auth-token; anyone who can reach it can run code`);
   const warning = exposed ? 'no auth token on a non-local address' : undefined;
   log.event('server.started', { transport: 'http', url: http.url, spaces: names, auth: authToken !== undefined, warning }, exposed ? 'warn' : 'info');
-  const reason = await new Promise<string>((done) => {
-    const signals = onSignals((signal) => {
-      signals.dispose();
-      done(signal);
-    });
-  });
-  // The host first, so its clients are logged as disconnected because the server stopped.
-  unwatchFile(file, onConfigChange);
-  await codeHost.close();
-  await http.close();
-  await traces?.close();
-  log.event('server.stopped', { transport: 'http', reason });
-  return 0;
+  return http;
 }
 
 /** The HTTP client lifecycle the `server` settings set (the rest keeps its defaults). */

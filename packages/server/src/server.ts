@@ -107,44 +107,9 @@ export interface CodeModeHost {
  */
 export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost {
   const where = 'createCodeModeServer options';
-  const { server: settings, model } = parseServerConfig(
-    {
-      spaces: [],
-      model: options.model,
-      server: {
-        timeoutSeconds: options.timeoutSeconds,
-        maxSessions: options.maxSessions,
-        maxSessionsPerClient: options.maxSessionsPerClient,
-        headlessMode: options.headlessMode,
-      },
-    },
-    where,
-  );
-  const spaces = checkSpaces(options.spaces, where);
-  const log = options.log ?? silentLog;
+  const state = hostState(options, where);
+  const { spaces, log } = state;
   const spaceOptions = options.space ?? {};
-  const baseDir = resolve(spaceOptions.rootDir ?? process.cwd());
-  const state: HostState = {
-    spaces,
-    shared: new SharedSpaces(spaceOptions),
-    sessions: new SessionStore({
-      idleTimeoutMs: (settings.timeoutSeconds ?? 3600) * 1000,
-      maxSessions: settings.maxSessions ?? 256,
-      maxSessionsPerClient: settings.maxSessionsPerClient ?? 16,
-      log,
-    }),
-    headlessMode: settings.headlessMode ?? 'deny',
-    approvalTimeoutMs: (options.approvalTimeoutSeconds ?? 600) * 1000,
-    baseDir,
-    skillProject: {
-      rootDir: baseDir,
-      ...(options.configFile ? { configFile: resolve(options.configFile) } : {}),
-      ...(spaceOptions.outDir ? { outDir: resolve(baseDir, spaceOptions.outDir) } : {}),
-    },
-    validator: new ArgumentsValidator(),
-    log,
-    ...(model ? { model } : {}),
-  };
   const calls: CallSettings = { log, progressIntervalMs: progressIntervalMs(options.progressIntervalSeconds, where) };
   let specs = toolSpecs(spaces, state.baseDir);
   const info = options.serverInfo ?? serverInfo(spaces);
@@ -206,6 +171,48 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       await state.sessions.closeAll();
       await state.shared.close();
     },
+  };
+}
+
+/** The state every connection of a host shares, from `options` checked (`where` names them in errors). */
+function hostState(options: CodeModeServerOptions, where: string): HostState {
+  const { server: settings, model } = parseServerConfig(
+    {
+      spaces: [],
+      model: options.model,
+      server: {
+        timeoutSeconds: options.timeoutSeconds,
+        maxSessions: options.maxSessions,
+        maxSessionsPerClient: options.maxSessionsPerClient,
+        headlessMode: options.headlessMode,
+      },
+    },
+    where,
+  );
+  const spaces = checkSpaces(options.spaces, where);
+  const log = options.log ?? silentLog;
+  const spaceOptions = options.space ?? {};
+  const baseDir = resolve(spaceOptions.rootDir ?? process.cwd());
+  return {
+    spaces,
+    shared: new SharedSpaces(spaceOptions),
+    sessions: new SessionStore({
+      idleTimeoutMs: (settings.timeoutSeconds ?? 3600) * 1000,
+      maxSessions: settings.maxSessions ?? 256,
+      maxSessionsPerClient: settings.maxSessionsPerClient ?? 16,
+      log,
+    }),
+    headlessMode: settings.headlessMode ?? 'deny',
+    approvalTimeoutMs: (options.approvalTimeoutSeconds ?? 600) * 1000,
+    baseDir,
+    skillProject: {
+      rootDir: baseDir,
+      ...(options.configFile ? { configFile: resolve(options.configFile) } : {}),
+      ...(spaceOptions.outDir ? { outDir: resolve(baseDir, spaceOptions.outDir) } : {}),
+    },
+    validator: new ArgumentsValidator(),
+    log,
+    ...(model ? { model } : {}),
   };
 }
 
