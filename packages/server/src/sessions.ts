@@ -1,6 +1,5 @@
 import { AgentSpacesError, payloadBytes } from '@agent-spaces/capabilities';
-import type { RunOptions, RunResult } from '@agent-spaces/sdk';
-import type { AgentMessage } from '@agent-spaces/sdk';
+import { MemorySessionStore, type AgentMessage, type RunOptions, type RunResult, type SessionStore as SessionInfoStore } from '@agent-spaces/sdk';
 import { silentLog, type ServerLog } from './log.js';
 
 /** One finished run of a session, as `get_session_history` returns it. */
@@ -76,6 +75,11 @@ export interface SessionStoreOptions {
   evictionGraceMs?: number;
   /** Where `session.created` / `session.ended` are logged (default nowhere). */
   log?: ServerLog;
+  /**
+   * Where each session is put on record (owner, space, created, last used, and its runs, history and conversation as
+   * metadata) as it is created, used and ended. Default: in memory.
+   */
+  records?: SessionInfoStore;
 }
 
 /**
@@ -95,10 +99,12 @@ export class SessionStore {
   readonly #pending = new Map<string, number>();
   readonly #options: SessionStoreOptions;
   readonly #log: ServerLog;
+  readonly #records: SessionInfoStore;
 
   constructor(options: SessionStoreOptions) {
     this.#options = options;
     this.#log = options.log ?? silentLog;
+    this.#records = options.records ?? new MemorySessionStore();
   }
 
   /** How many sessions are open. */
@@ -138,14 +144,16 @@ export class SessionStore {
     }
     this.#pending.set(owner, pending + 1);
     let session: StoredSession;
+    let now: Date;
     try {
       session = await create();
+      now = new Date();
+      await this.#putOnRecord(session, owner, spaceId, now);
     } finally {
       const left = (this.#pending.get(owner) ?? 1) - 1;
       if (left === 0) this.#pending.delete(owner);
       else this.#pending.set(owner, left);
     }
-    const now = new Date();
     const record: SessionRecord = { id: session.id, owner, spaceId, session, createdAt: now, lastUsedAt: now, runs: 0, history: [] };
     const slot: Slot = { record, timer: undefined, busy: 0, queue: Promise.resolve() };
     this.#slots.set(session.id, slot);
@@ -182,6 +190,7 @@ export class SessionStore {
     try {
       const outcome = await result;
       this.#record(slot.record, code, outcome);
+      await this.#save(slot.record);
       return outcome;
     } finally {
       slot.busy--;
@@ -193,6 +202,7 @@ export class SessionStore {
   addMessage(record: SessionRecord, role: MessageEntry['role'], text: string): void {
     record.history.push({ at: new Date().toISOString(), role, text: text.length > MAX_CODE_IN_HISTORY ? `${text.slice(0, MAX_CODE_IN_HISTORY)}…` : text });
     if (record.history.length > MAX_HISTORY) record.history.shift();
+    void this.#save(record).catch(() => undefined);
   }
 
   /** Closes the session `id` of `owner`. */
@@ -243,7 +253,21 @@ export class SessionStore {
     this.#ended.set(`${record.owner}\n${record.id}`, reason);
     if (this.#ended.size > MAX_ENDED) this.#ended.delete(this.#ended.keys().next().value!);
     this.#log.event('session.ended', { session: record.id, client: record.owner, space: record.spaceId, reason });
-    await record.session.close().catch(() => undefined);
+    await Promise.all([record.session.close().catch(() => undefined), this.#records.end(record.id).catch(() => false)]);
+  }
+
+  /** Puts a new session on record; when it cannot be, closes it and throws `INTERNAL`. */
+  async #putOnRecord(session: StoredSession, owner: string, space: string, createdAt: Date): Promise<void> {
+    const { id } = session;
+    const recorded = await this.#records.create({ id, owner, space, createdAt: createdAt.toISOString(), metadata: { runs: 0, history: [] } }).catch(() => false);
+    if (recorded) return;
+    await session.close().catch(() => undefined);
+    throw new AgentSpacesError('INTERNAL', `Session ${id} could not be put on record`, { sessionId: id });
+  }
+
+  /** Writes the session's use (now) and metadata to its record. */
+  async #save(record: SessionRecord): Promise<void> {
+    await this.#records.touch(record.id, new Date().toISOString(), metadataOf(record));
   }
 
   #record(record: SessionRecord, code: string, outcome: RunResult): void {
@@ -259,6 +283,11 @@ export class SessionStore {
     });
     if (record.history.length > MAX_HISTORY) record.history.shift();
   }
+}
+
+/** What the record of a session keeps besides its ids and times: its runs, their history, its conversation. */
+function metadataOf(record: SessionRecord): Record<string, unknown> {
+  return { runs: record.runs, history: record.history, ...(record.conversation ? { conversation: record.conversation } : {}) };
 }
 
 /** A run's result as a session's history keeps it: whole up to {@link MAX_RESULT_IN_HISTORY_BYTES}, else a marker. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createSpace } from '@agent-spaces/sdk';
+import { MemorySessionStore, createSpace } from '@agent-spaces/sdk';
 import { createCodeModeHost, createCodeModeServer, type CodeModeServerOptions } from '../src/server.js';
 import { SessionStore } from '../src/sessions.js';
 import { callTool, connectInMemory } from './support/client.js';
@@ -186,6 +186,45 @@ describe('SessionStore caps', () => {
       await store.add('dave', 'trains', async () => space.createSession());
       expect(() => store.get('carol', fresh.id)).toThrow(expect.objectContaining({ code: 'SESSION_NOT_FOUND' }));
       expect(await busy).toMatchObject({ ok: true, result: 1 });
+    } finally {
+      await store.closeAll();
+      await space.close();
+    }
+  });
+});
+
+describe('SessionStore records', () => {
+  it('puts each session on record in the store it is given as it is created, used and ended', async () => {
+    const space = await createSpace({ isolation: 'in-process', rootDir: project.rootDir, handlers: project.handlers });
+    const records = new MemorySessionStore();
+    const store = new SessionStore({ idleTimeoutMs: 60_000, maxSessions: 4, maxSessionsPerClient: 4, records });
+    try {
+      const session = await store.add('alice', 'trains', async () => space.createSession());
+      expect(await records.get(session.id)).toMatchObject({ id: session.id, owner: 'alice', space: 'trains', metadata: { runs: 0, history: [] } });
+      const created = (await records.get(session.id))!.lastUsedAt;
+      await store.run('alice', session.id, 'export default 6 * 7;', (s) => s.run('export default 6 * 7;', {}));
+      const used = (await records.get(session.id))!;
+      expect(used.metadata).toMatchObject({ runs: 1, history: [expect.objectContaining({ seq: 1, ok: true, result: 42 })] });
+      expect(used.lastUsedAt >= created).toBe(true);
+      expect((await records.list({ owner: 'alice' })).map((r) => r.id)).toEqual([session.id]);
+      await store.close('alice', session.id);
+      expect(await records.get(session.id)).toBeUndefined();
+    } finally {
+      await store.closeAll();
+      await space.close();
+    }
+  });
+
+  it('refuses a session that cannot be put on record with INTERNAL, and closes it', async () => {
+    const space = await createSpace({ isolation: 'in-process', rootDir: project.rootDir, handlers: project.handlers });
+    const records = Object.assign(new MemorySessionStore(), { create: () => Promise.reject(new Error('the database is down')) });
+    const store = new SessionStore({ idleTimeoutMs: 60_000, maxSessions: 4, maxSessionsPerClient: 4, records });
+    try {
+      let made: { id: string } | undefined;
+      await expect(store.add('alice', 'trains', async () => (made = space.createSession()))).rejects.toMatchObject({ code: 'INTERNAL' });
+      expect(store.list('alice')).toEqual([]);
+      expect(space.stats().sessions).toBe(0);
+      expect(made).toBeDefined();
     } finally {
       await store.closeAll();
       await space.close();
