@@ -2,7 +2,7 @@
  * The in-isolate prelude, run in every context before any agent code: it takes the host's three Callbacks from the
  * global object (and deletes them), installs `console`, `CapabilityError` and `ApprovalDeniedError`, removes
  * `SharedArrayBuffer`, `Atomics` and `WebAssembly`, leaves `call` for the `agent-spaces:bridge` module and its
- * {@link PreludeApi} for the host. Bundled by esbuild into one script; see `../prelude-source.ts`.
+ * {@link PreludeApi} for the host. Bundled by esbuild into one script; see `../isolate/prelude-source.ts`.
  */
 import type { LogLevel } from '@agent-spaces/capabilities';
 import {
