@@ -137,6 +137,20 @@ const boundaries = [
     ignores: ['packages/runtime/src/isolate/**'],
     patterns: [never(['isolated-vm'], "isolated-vm is imported only in the runtime's isolate/ folder")],
   },
+  // stores: the audit log's files are written and read only through the store interfaces (bridge/src/stores/); the
+  // package entries re-export the file readers for tests and benches.
+  {
+    name: 'stores',
+    files: ['packages/*/src/**'],
+    ignores: ['packages/bridge/src/stores/**', 'packages/bridge/src/index.ts', 'packages/sdk/src/index.ts'],
+    patterns: [
+      {
+        regex: '(^|/)audit-(log|read)\\.js$|^@agent-spaces/(bridge|sdk)$',
+        importNames: ['AuditLog', 'auditLogFile', 'auditLogFiles', 'readAuditLog', 'streamAuditLogs'],
+        message: 'docs/architecture.md: the audit log is read and written through AuditStore / AuditArchive (bridge/src/stores/)',
+      },
+    ],
+  },
   // Code bundled into the isolate (the runtime's prelude, std's sandbox half) has no node builtins to import.
   {
     name: 'sandbox-code',

@@ -1,5 +1,5 @@
 import { createRedactor, ratePeriodMs, type McpServers, type PoliciesConfig } from '@agent-spaces/capabilities';
-import { DEFAULT_AUDIT_ROTATION } from './audit.js';
+import { DEFAULT_AUDIT_ROTATION } from './stores/audit-log.js';
 import { checkPolicyNames } from './policy-names.js';
 import { createPolicy } from './policy.js';
 import { placeholderNames, secretsFromEnv } from './redact.js';

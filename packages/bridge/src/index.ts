@@ -13,8 +13,8 @@ export {
   type AuditRecord,
   type AuditRotation,
   type AuditSink,
-} from './audit.js';
-export { readAuditLog, streamAuditLogs, type AuditRead } from './audit-read.js';
+} from './stores/audit-log.js';
+export { readAuditLog, streamAuditLogs, type AuditRead } from './stores/audit-read.js';
 /** Stores of the bridge's state: an interface each, and the embedded implementation (files and memory). */
 export {
   FileAuditArchive,

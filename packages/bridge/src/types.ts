@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import type { Context } from '@opentelemetry/api';
-import type { AuditSink } from './audit.js';
+import type { AuditSink } from './stores/audit-log.js';
 import type { RateLimitStore } from './stores/rate-limit.js';
 import type {
   CapabilityConfig,

@@ -187,7 +187,7 @@ describe('audit durability under kill -9', () => {
     const src = resolve(import.meta.dirname, '../src');
     await writeFile(
       entry,
-      `import { AuditLog } from ${JSON.stringify(join(src, 'audit.ts'))};
+      `import { AuditLog } from ${JSON.stringify(join(src, 'stores', 'audit-log.ts'))};
        import { createBridge } from ${JSON.stringify(join(src, 'bridge.ts'))};
        const log = new AuditLog(process.argv[2], 'killed');
        const execute = async (params) => params.n;

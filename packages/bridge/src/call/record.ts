@@ -1,5 +1,5 @@
 import { AgentSpacesError, type CallMessage, type CallOutcome, type Redactor } from '@agent-spaces/capabilities';
-import { isoNow, type AuditEntry, type AuditSink } from '../audit.js';
+import { isoNow, type AuditEntry, type AuditSink } from '../stores/audit-log.js';
 import type { ApprovalRequest, CallDecision, CallOrigin } from '../types.js';
 import { errorMessage, where } from './errors.js';
 import type { CallState } from './state.js';

@@ -1,6 +1,6 @@
 import type { Redactor } from '@agent-spaces/capabilities';
 import type { ApprovalDesk } from '../approvals.js';
-import type { AuditSink } from '../audit.js';
+import type { AuditSink } from '../stores/audit-log.js';
 import type { RateLimiter } from '../rate-limit.js';
 import type { PolicyHook } from '../types.js';
 import type { RunningCalls } from './execute.js';

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AuditLog, auditLogFile, type AuditEntry, type AuditRecord, type AuditRotation, type AuditSink } from '../audit.js';
-import { readAuditLog, streamAuditLogs, type AuditRead } from '../audit-read.js';
+import { AuditLog, auditLogFile, type AuditEntry, type AuditRecord, type AuditRotation, type AuditSink } from './audit-log.js';
+import { readAuditLog, streamAuditLogs, type AuditRead } from './audit-read.js';
 
 /**
  * Where a space's audit records are kept: the bridge appends one per call (and one as a call starts waiting for

@@ -5,7 +5,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
-import { auditLogFiles, type AuditCallRecord, type AuditRecord } from './audit.js';
+import { auditLogFiles, type AuditCallRecord, type AuditRecord } from './audit-log.js';
 
 /** Bytes read at a time from the end of a log. */
 const CHUNK = 256 * 1024;
