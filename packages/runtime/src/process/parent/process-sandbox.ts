@@ -5,8 +5,8 @@ import { aborted, failed, timeout, type RunOutcome } from '../../outcome.js';
 import { checkModules, type AgentSandbox, type RunOptions, type SandboxOptions, type SandboxSessionHandle, type SandboxStats, type SessionOptions } from '../../sandbox.js';
 import { prepareRun, type PreparedRun } from '../../script/prepare.js';
 import { childEntry } from './child-entry.js';
-import { ProcessPool } from './process-pool.js';
-import { SessionProcesses, type PlacedSession, type SessionProcess } from './session-processes.js';
+import { ChildPool } from './child-pool.js';
+import { SessionChildren, type PlacedSession, type SessionChild } from './session-children.js';
 import { SupervisedChild, type ChildHolder } from './supervised-child.js';
 
 /** How a {@link ProcessSandbox} manages its processes. */
@@ -51,8 +51,8 @@ const EXIT_WAIT_MS = 2_000;
 export class ProcessSandbox implements AgentSandbox {
   #modules: ReadonlyMap<string, string>;
   readonly #limits: RunLimits;
-  readonly #pool: ProcessPool;
-  readonly #sessionProcesses: SessionProcesses;
+  readonly #pool: ChildPool;
+  readonly #sessionChildren: SessionChildren;
   readonly #sessions = new Set<ProcessSession>();
   /** Every child not yet exited, the session processes' included. */
   readonly #children = new Set<SupervisedChild>();
@@ -76,8 +76,8 @@ export class ProcessSandbox implements AgentSandbox {
       void child.exit.then(() => this.#children.delete(child));
       return child;
     };
-    this.#pool = new ProcessPool(spawn, resolved);
-    this.#sessionProcesses = new SessionProcesses((holder) => this.#pool.take(holder), resolved);
+    this.#pool = new ChildPool(spawn, resolved);
+    this.#sessionChildren = new SessionChildren((holder) => this.#pool.take(holder), resolved);
     this.#pool.warm();
   }
 
@@ -104,7 +104,7 @@ export class ProcessSandbox implements AgentSandbox {
     if (this.#closed) throw new AgentSpacesError('SPACE_CLOSED', 'The sandbox is closed');
     const owner = ownerOf(options);
     if ('error' in owner) throw new AgentSpacesError('CONFIG_INVALID', owner.error.message, owner.error.data);
-    const session = new ProcessSession(this.#limits, () => this.#modules, owner.owner, this.#sessionProcesses, (s) => this.#sessions.delete(s));
+    const session = new ProcessSession(this.#limits, () => this.#modules, owner.owner, this.#sessionChildren, (s) => this.#sessions.delete(s));
     this.#sessions.add(session);
     return session;
   }
@@ -124,7 +124,7 @@ export class ProcessSandbox implements AgentSandbox {
   async close(): Promise<void> {
     this.#closed = true;
     this.#pool.close(CLOSED);
-    this.#sessionProcesses.close();
+    this.#sessionChildren.close();
     await Promise.all([...this.#sessions].map((session) => session.close()));
     // Children still starting for a session process or the pool are killed when they report, or here if they did not.
     for (const child of this.#children) child.kill(CLOSED);
@@ -138,7 +138,7 @@ export class ProcessSession implements SandboxSessionHandle, PlacedSession {
   readonly id: string = randomUUID();
   /** Who the session is for. */
   readonly owner: string | undefined;
-  readonly #sessionProcess: SessionProcess;
+  readonly #sessionChild: SessionChild;
   readonly #limits: RunLimits;
   readonly #modules: () => ReadonlyMap<string, string>;
   readonly #onClose: (session: ProcessSession) => void;
@@ -146,19 +146,19 @@ export class ProcessSession implements SandboxSessionHandle, PlacedSession {
   #ended: WireError | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
-  /** @internal Created by {@link ProcessSandbox.createSession}, placed in a process by `sessionProcesses`. */
+  /** @internal Created by {@link ProcessSandbox.createSession}, placed in a process by `sessionChildren`. */
   constructor(
     limits: RunLimits,
     modules: () => ReadonlyMap<string, string>,
     owner: string | undefined,
-    sessionProcesses: SessionProcesses,
+    sessionChildren: SessionChildren,
     onClose: (session: ProcessSession) => void,
   ) {
     this.#limits = limits;
     this.#modules = modules;
     this.owner = owner;
     this.#onClose = onClose;
-    this.#sessionProcess = sessionProcesses.place(this);
+    this.#sessionChild = sessionChildren.place(this);
   }
 
   /** Runs agent code in the session's context after any earlier run has finished. Never rejects. */
@@ -175,7 +175,7 @@ export class ProcessSession implements SandboxSessionHandle, PlacedSession {
   async close(): Promise<void> {
     if (this.#ended) return;
     this.#ended = { code: 'SESSION_CLOSED', message: `Session ${this.id} is closed` };
-    this.#sessionProcess.remove(this, { code: 'SESSION_CLOSED', message: 'The session was closed during the run' });
+    this.#sessionChild.remove(this, { code: 'SESSION_CLOSED', message: 'The session was closed during the run' });
     this.#onClose(this);
   }
 
@@ -190,7 +190,7 @@ export class ProcessSession implements SandboxSessionHandle, PlacedSession {
     if (this.#ended) return failed(this.#ended, started);
     const prepared = await prepareRun(code, this.#limits, options.limits, this.#modules());
     if ('error' in prepared) return failed(prepared.error, started);
-    const child = await waitFor((cancel) => this.#sessionProcess.child(cancel), prepared.run, started, options.signal);
+    const child = await waitFor((cancel) => this.#sessionChild.child(cancel), prepared.run, started, options.signal);
     if (this.#ended) return failed(this.#ended, started);
     if (!(child instanceof SupervisedChild)) return failed(child ?? { code: 'SESSION_CLOSED', message: 'The session ended' }, started);
     // The child's session keeps the heap its isolate was created with, whatever the run's memoryMb.

@@ -11,7 +11,7 @@ export interface PlacedSession {
 }
 
 /** How session processes are shared. */
-export interface SessionProcessesOptions {
+export interface SessionChildrenOptions {
   /** Sessions one process hosts at most. */
   sessionsPerProcess: number;
   /** Session processes at most, hosting sessions, starting, or empty and kept warm. */
@@ -23,44 +23,44 @@ export interface SessionProcessesOptions {
 const RETIRED: WireError = { code: 'SPACE_CLOSED', message: 'The session process was retired' };
 
 /**
- * The sandbox processes that host sessions, each up to {@link SessionProcessesOptions.sessionsPerProcess} of them,
+ * The sandbox processes that host sessions, each up to {@link SessionChildrenOptions.sessionsPerProcess} of them,
  * every session its own isolate and context in the child. A process hosts the sessions of **one owner** only, so a crash
  * (a V8 fatal error, an abort, the RSS ceiling, a frozen child) ends sessions of the owner whose code caused it and
  * no other's. A new session goes to its owner's least loaded process with room (one emptied by its last session
  * closing included), else to a new one, taken from the pool (its warm spare, if it never ran agent code).
  *
- * Processes are bounded ({@link SessionProcessesOptions.maxSessionProcesses}) and shared fairly: an owner holds at most
+ * Processes are bounded ({@link SessionChildrenOptions.maxSessionProcesses}) and shared fairly: an owner holds at most
  * its share, `ceil(maxSessionProcesses / 2)`. At the bound, an empty process of another owner is stopped to make
  * room; else the new session is refused with `TOO_MANY_SESSIONS` (`data.scope`: `"process-share"` or `"processes"`,
  * `data.limit`): sessions last, so nobody's is ever closed or moved to make room. An empty process is stopped after
- * {@link SessionProcessesOptions.idleMs}, and at once when another empty one is already kept warm.
+ * {@link SessionChildrenOptions.idleMs}, and at once when another empty one is already kept warm.
  */
-export class SessionProcesses {
+export class SessionChildren {
   readonly #take: (owner: ChildHolder) => void;
-  readonly #options: SessionProcessesOptions;
+  readonly #options: SessionChildrenOptions;
   /** Processes an owner may hold at most. */
   readonly #share: number;
-  readonly #processes = new Set<SessionProcess>();
-  readonly #retire = new Map<SessionProcess, NodeJS.Timeout>();
+  readonly #children = new Set<SessionChild>();
+  readonly #retire = new Map<SessionChild, NodeJS.Timeout>();
   #closed = false;
 
   /** `take` gives a session process a child of its own (and tells it when the child is available or gone). */
-  constructor(take: (owner: ChildHolder) => void, options: SessionProcessesOptions) {
+  constructor(take: (owner: ChildHolder) => void, options: SessionChildrenOptions) {
     this.#take = take;
     this.#options = options;
     this.#share = Math.ceil(options.maxSessionProcesses / 2);
   }
 
   /**
-   * Places `session` in a process of its owner (see {@link SessionProcesses}) and returns the process it went to.
+   * Places `session` in a process of its owner (see {@link SessionChildren}) and returns the process it went to.
    * Throws `TOO_MANY_SESSIONS` when the owner's processes are full and it holds its share, or every process is taken.
    */
-  place(session: PlacedSession): SessionProcess {
-    const sessionProcess = this.#roomOf(session.owner) ?? this.#claim(session.owner);
-    clearTimeout(this.#retire.get(sessionProcess));
-    this.#retire.delete(sessionProcess);
-    sessionProcess.add(session);
-    return sessionProcess;
+  place(session: PlacedSession): SessionChild {
+    const sessionChild = this.#roomOf(session.owner) ?? this.#claim(session.owner);
+    clearTimeout(this.#retire.get(sessionChild));
+    this.#retire.delete(sessionChild);
+    sessionChild.add(session);
+    return sessionChild;
   }
 
   /** Stops retiring processes; the caller kills them. */
@@ -71,11 +71,11 @@ export class SessionProcesses {
   }
 
   /** The least loaded process of `owner` with room for one more session, if any. */
-  #roomOf(owner: string | undefined): SessionProcess | undefined {
-    let best: SessionProcess | undefined;
-    for (const sessionProcess of this.#processes) {
-      if (sessionProcess.owner !== owner || sessionProcess.sessions.size >= this.#options.sessionsPerProcess) continue;
-      if (!best || sessionProcess.sessions.size < best.sessions.size) best = sessionProcess;
+  #roomOf(owner: string | undefined): SessionChild | undefined {
+    let best: SessionChild | undefined;
+    for (const sessionChild of this.#children) {
+      if (sessionChild.owner !== owner || sessionChild.sessions.size >= this.#options.sessionsPerProcess) continue;
+      if (!best || sessionChild.sessions.size < best.sessions.size) best = sessionChild;
     }
     return best;
   }
@@ -84,12 +84,12 @@ export class SessionProcesses {
    * A new session process for `owner`, within the bounds: an empty process of another owner is stopped to make room
    * (it hosts nothing, and is never handed over: what its owner left in it, memory or a wedged isolate, stays its own).
    */
-  #claim(owner: string | undefined): SessionProcess {
+  #claim(owner: string | undefined): SessionChild {
     let held = 0;
-    let idle: SessionProcess | undefined;
-    for (const sessionProcess of this.#processes) {
-      if (sessionProcess.owner === owner) held++;
-      else if (sessionProcess.sessions.size === 0) idle ??= sessionProcess;
+    let idle: SessionChild | undefined;
+    for (const sessionChild of this.#children) {
+      if (sessionChild.owner === owner) held++;
+      else if (sessionChild.sessions.size === 0) idle ??= sessionChild;
     }
     const { maxSessionProcesses, sessionsPerProcess } = this.#options;
     if (held >= this.#share) {
@@ -99,7 +99,7 @@ export class SessionProcesses {
         { scope: 'process-share', limit: this.#share },
       );
     }
-    if (this.#processes.size >= maxSessionProcesses) {
+    if (this.#children.size >= maxSessionProcesses) {
       if (!idle) {
         throw new AgentSpacesError(
           'TOO_MANY_SESSIONS',
@@ -109,45 +109,45 @@ export class SessionProcesses {
       }
       this.#stop(idle);
     }
-    const sessionProcess = new SessionProcess(owner, { empty: (p) => this.#empty(p), gone: (p) => this.#gone(p) });
-    this.#processes.add(sessionProcess);
-    this.#take(sessionProcess);
-    return sessionProcess;
+    const sessionChild = new SessionChild(owner, { empty: (p) => this.#empty(p), gone: (p) => this.#gone(p) });
+    this.#children.add(sessionChild);
+    this.#take(sessionChild);
+    return sessionChild;
   }
 
-  /** `sessionProcess` has no session left: stopped at once if another empty one is kept warm, else after `idleMs`. */
-  #empty(sessionProcess: SessionProcess): void {
-    if (this.#closed || !this.#processes.has(sessionProcess) || this.#retire.has(sessionProcess)) return;
-    if (this.#retire.size > 0) return this.#stop(sessionProcess);
-    this.#retire.set(sessionProcess, setTimeout(() => this.#stop(sessionProcess), this.#options.idleMs).unref());
+  /** `sessionChild` has no session left: stopped at once if another empty one is kept warm, else after `idleMs`. */
+  #empty(sessionChild: SessionChild): void {
+    if (this.#closed || !this.#children.has(sessionChild) || this.#retire.has(sessionChild)) return;
+    if (this.#retire.size > 0) return this.#stop(sessionChild);
+    this.#retire.set(sessionChild, setTimeout(() => this.#stop(sessionChild), this.#options.idleMs).unref());
   }
 
-  #stop(sessionProcess: SessionProcess): void {
-    this.#gone(sessionProcess);
-    sessionProcess.retire();
+  #stop(sessionChild: SessionChild): void {
+    this.#gone(sessionChild);
+    sessionChild.retire();
   }
 
-  #gone(sessionProcess: SessionProcess): void {
-    this.#processes.delete(sessionProcess);
-    clearTimeout(this.#retire.get(sessionProcess));
-    this.#retire.delete(sessionProcess);
+  #gone(sessionChild: SessionChild): void {
+    this.#children.delete(sessionChild);
+    clearTimeout(this.#retire.get(sessionChild));
+    this.#retire.delete(sessionChild);
   }
 }
 
 /** One sandbox process hosting sessions of one owner, the parent's side: opens and closes them in its child, and ends them all if it dies. */
-export class SessionProcess implements ChildHolder {
+export class SessionChild implements ChildHolder {
   /** Whose sessions it hosts, for its whole life. */
   readonly owner: string | undefined;
   /** The sessions placed here, the child started or not. */
   readonly sessions = new Set<PlacedSession>();
-  readonly #events: { empty: (sessionProcess: SessionProcess) => void; gone: (sessionProcess: SessionProcess) => void };
+  readonly #events: { empty: (sessionChild: SessionChild) => void; gone: (sessionChild: SessionChild) => void };
   #child: SupervisedChild | undefined;
   /** Runs waiting for the child to start. */
   readonly #waiting = new Set<(child: SupervisedChild | undefined) => void>();
   #done = false;
 
-  /** @internal Created by {@link SessionProcesses} for `owner`; it hears when this is empty or gone. */
-  constructor(owner: string | undefined, events: { empty: (sessionProcess: SessionProcess) => void; gone: (sessionProcess: SessionProcess) => void }) {
+  /** @internal Created by {@link SessionChildren} for `owner`; it hears when this is empty or gone. */
+  constructor(owner: string | undefined, events: { empty: (sessionChild: SessionChild) => void; gone: (sessionChild: SessionChild) => void }) {
     this.owner = owner;
     this.#events = events;
   }

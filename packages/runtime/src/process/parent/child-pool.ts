@@ -28,7 +28,7 @@ const RETIRED: WireError = { code: 'SPACE_CLOSED', message: 'The sandbox process
  * Processes are shared fairly between the runs' owners ({@link share}). Sessions take children out of the pool for
  * good ({@link take}).
  */
-export class ProcessPool implements ChildHolder {
+export class ChildPool implements ChildHolder {
   readonly #spawn: (holder: ChildHolder) => Promise<SupervisedChild>;
   readonly #options: PoolOptions;
   /** An owner's share: it gets more children only when nobody else waits and one is left for others. */
