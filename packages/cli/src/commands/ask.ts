@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { AgentSpacesError, visibleText } from '@agent-spaces/capabilities';
 import type { AgentEvent, ModelSettings, ToolPermission } from '@agent-spaces/sdk';
-import type { CommandContext } from './index.js';
+import type { CommandContext } from './context.js';
 import { loadProject } from './project.js';
 import { printEvent } from './run.js';
 import { toJson } from '../json.js';

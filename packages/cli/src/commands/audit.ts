@@ -1,6 +1,6 @@
 import { AgentSpacesError, jsonText, visibleText } from '@agent-spaces/capabilities';
 import type { AuditRecord } from '@agent-spaces/sdk';
-import type { CommandContext } from './index.js';
+import type { CommandContext } from './context.js';
 import { loadProject } from './project.js';
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };

@@ -1,5 +1,5 @@
 import { buildProject, type BuildFlags } from './build-project.js';
-import type { CommandContext } from './index.js';
+import type { CommandContext } from './context.js';
 import { loadProject } from './project.js';
 import { toJson } from '../json.js';
 

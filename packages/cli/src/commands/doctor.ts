@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { EDITOR_PLUGIN, visibleText } from '@agent-spaces/capabilities';
-import type { CommandContext } from './index.js';
+import type { CommandContext } from './context.js';
 import { loadProject, type Project } from './project.js';
 import { toJson } from '../json.js';
 import { packageInfo } from '../package-info.js';

@@ -1,11 +1,5 @@
-import type { CliOutput } from '../output.js';
+import type { CommandContext } from './context.js';
 
-/** What a command's implementation receives. */
-export interface CommandContext {
-  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
-  positionals: string[];
-  output: CliOutput;
-}
 
 /** One option of a command, as `node:util` parseArgs takes it plus help text. */
 interface CommandOption {

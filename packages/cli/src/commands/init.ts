@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AgentSpacesError, DEFAULT_OUT_DIR, editorTsconfig } from '@agent-spaces/capabilities';
-import type { CommandContext } from './index.js';
+import type { CommandContext } from './context.js';
 import { toJson } from '../json.js';
 
 /** The MCP clients `init --mcp` writes a project snippet for, and where each reads it. */

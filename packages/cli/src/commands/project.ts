@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { CommandContext } from './index.js';
+import type { CommandContext } from './context.js';
 
 /** The project a command works on, as {@link loadProject} returns it. */
 export type Project = Awaited<ReturnType<typeof loadProject>>;

@@ -3,7 +3,7 @@ import { relative, resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { AgentSpacesError, jsonText, visibleText, type RunEvent } from '@agent-spaces/capabilities';
 import { cliApprover, parseAutoAnswer } from '../approve.js';
-import type { CommandContext } from './index.js';
+import type { CommandContext } from './context.js';
 import { loadProject } from './project.js';
 import { toJson } from '../json.js';
 import type { CliOutput } from '../output.js';

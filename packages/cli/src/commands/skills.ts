@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { visibleText } from '@agent-spaces/capabilities';
-import type { CommandContext } from './index.js';
+import type { CommandContext } from './context.js';
 import { toJson } from '../json.js';
 
 /** The project of the command: the current folder, or the config file `--config` names. */

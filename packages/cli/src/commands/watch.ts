@@ -3,7 +3,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { jsonText, toWireError, visibleText } from '@agent-spaces/capabilities';
 import type { BuildReport } from '@agent-spaces/compiler';
 import { buildProject, printDiagnostics, type BuildFlags } from './build-project.js';
-import type { CommandContext } from './index.js';
+import type { CommandContext } from './context.js';
 import { loadProject, type Project } from './project.js';
 import type { CliOutput } from '../output.js';
 
