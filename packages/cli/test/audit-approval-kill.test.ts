@@ -1,29 +1,28 @@
 // A call waiting for approval when the server is killed: `mcp serve` (the committed bin over the built packages) is
 // asked by agent code for gated calls, and killed with SIGKILL while the person has not answered. The audit log must
 // still hold the question, with the call's id, and `agent-spaces audit` must show it.
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { CLI_BIN, runCli } from '../../../test/fixtures/cli.js';
+import { CLI_BIN } from '../../../test/fixtures/cli.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
-let dir: string;
+let project: Project;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-approval-kill-'));
-  await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [], policies: { rules: { 'std.crypto.hash': 'ask' } } }));
-  const built = await runCli(dir, ['capabilities', 'build']);
+  project = await makeProject({
+    'agent-spaces.config.json': { capabilities: [], policies: { rules: { 'std.crypto.hash': 'ask' } } },
+  });
+  const built = await project.cli(['capabilities', 'build']);
   expect(built.code, built.stderr).toBe(0);
 }, 60_000);
 
-afterAll(() => rm(dir, { recursive: true, force: true }));
-
 /** The JSON lines of every audit log of the project. */
 async function auditLines(): Promise<Array<Record<string, unknown>>> {
-  const folder = join(dir, '.agent-spaces/audit');
+  const folder = project.path('.agent-spaces/audit');
   const files = (await readdir(folder).catch(() => [])).filter((name) => name.endsWith('.jsonl'));
   const texts = await Promise.all(files.map((name) => readFile(join(folder, name), 'utf8')));
   return texts.flatMap((text) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>));
@@ -34,7 +33,7 @@ async function auditLines(): Promise<Array<Record<string, unknown>>> {
  * waits until the person is asked and `pendingLines` lines wait in the audit log, then kills the server with SIGKILL.
  */
 async function killWhileAsking(code: string, pendingLines: number): Promise<void> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--no-node-snapshot', CLI_BIN, 'mcp', 'serve', '--stdio'], cwd: dir, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['--no-node-snapshot', CLI_BIN, 'mcp', 'serve', '--stdio'], cwd: project.dir, stderr: 'pipe' });
   const client = new Client({ name: 'approval-kill-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
   let asked!: () => void;
   const askedOnce = new Promise<void>((resolve) => (asked = resolve));
@@ -76,11 +75,11 @@ describe('a call waiting for approval when the server is killed', () => {
       },
     ]);
 
-    const text = await runCli(dir, ['audit']);
+    const text = await project.cli(['audit']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(`std.crypto.hash {"algorithm":"sha256","data":"the question"}  asked (policies.rules["std.crypto.hash"]) → waiting (call ${String(lines[0]!.callId)})`);
     expect(text.stderr).toContain('0 call(s) and 1 approval request(s)');
-    const json = await runCli(dir, ['audit', '--json']);
+    const json = await project.cli(['audit', '--json']);
     expect((JSON.parse(json.stdout) as { records: unknown[] }).records).toEqual([expect.objectContaining({ callId: lines[0]!.callId, pending: 'approval' })]);
   }, 60_000);
 

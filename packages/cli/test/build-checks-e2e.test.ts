@@ -1,33 +1,25 @@
 // Builds that refuse what cannot work, end to end: functions named `call` and `then` are renamed and the capability
 // works in the sandbox (no redeclared binding, no thenable); a defineTool() file that exits at import fails its source
 // and the build's exit code while the other sources build. Through the committed bin over the built packages.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createSpace } from '@agent-spaces/sdk';
-import { runCli } from '../../../test/fixtures/cli.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
-let dir: string;
+let project: Project;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-build-checks-'));
-  await mkdir(join(dir, 'capabilities'));
   const clash = { name: 'clash', functions: [{ name: 'call' }, { name: 'then' }, { name: 'get' }], executor: { kind: 'runtime' } };
-  await writeFile(join(dir, 'capabilities/clash.json'), JSON.stringify(clash));
-  await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['capabilities/*'] }));
+  project = await makeProject({ 'capabilities/clash.json': clash, 'agent-spaces.config.json': { capabilities: ['capabilities/*'] } });
 });
-
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('names the proxy cannot use', () => {
   it('builds call and then as call_ and then_, warning, and agent code imports and calls them', async () => {
-    const built = await runCli(dir, ['capabilities', 'build']);
+    const built = await project.cli(['capabilities', 'build']);
     expect(built.code, built.stderr).toBe(0);
     expect(built.stdout + built.stderr).toContain('function "call" is exported as call_');
     expect(built.stdout + built.stderr).toContain('function "then" is exported as then_');
     const handlers = { clash: { call: () => 'called', then: () => 'thenned', get: () => 'got' } };
-    const space = await createSpace({ rootDir: dir, handlers, policies: { audit: false } });
+    const space = await createSpace({ rootDir: project.dir, handlers, policies: { audit: false } });
     try {
       const result = await space.run(`import { clash, call_, then_ } from '@capabilities/clash';
         const awaited = await clash;
@@ -42,9 +34,11 @@ describe('names the proxy cannot use', () => {
 
 describe('a defineTool() file that exits at import', () => {
   it('fails that source with SOURCE_UNREADABLE, builds the rest, and the build exits 1', async () => {
-    await writeFile(join(dir, 'capabilities/exits.ts'), `process.exit(0);\nexport const exits = { name: 'exits', functions: { run: { handler: () => 1 } } };\n`);
-    await writeFile(join(dir, 'capabilities/fine.ts'), `export const fine = { name: 'fine', functions: { run: { handler: () => 1 } } };\n`);
-    const built = await runCli(dir, ['capabilities', 'build', '--json']);
+    await project.write({
+      'capabilities/exits.ts': `process.exit(0);\nexport const exits = { name: 'exits', functions: { run: { handler: () => 1 } } };\n`,
+      'capabilities/fine.ts': `export const fine = { name: 'fine', functions: { run: { handler: () => 1 } } };\n`,
+    });
+    const built = await project.cli(['capabilities', 'build', '--json']);
     expect(built.code, built.stderr).toBe(1);
     const report = JSON.parse(built.stdout) as { capabilities: { id: string; status: string; diagnostics: { code: string; message: string }[] }[] };
     const byId = Object.fromEntries(report.capabilities.map((c) => [c.id, c]));

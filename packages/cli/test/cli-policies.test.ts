@@ -1,16 +1,14 @@
 // `agent-spaces run` approvals (a terminal prompt driven through a pseudo-terminal, and the non-terminal --approve
 // answers) and `agent-spaces audit`, through the committed bin over the built packages, in a temp project.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runCliInTerminal } from '../../../test/fixtures/cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCliInTerminal } from '../../../test/fixtures/cli.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
-let dir: string;
+let project: Project;
 
-const cli = (...args: string[]) => runCli(dir, args);
+const cli = (...args: string[]) => project.cli(args);
 
-const cliInTerminal = (answer: string, ...args: string[]) => runCliInTerminal(dir, answer, args);
+const cliInTerminal = (answer: string, ...args: string[]) => runCliInTerminal(project.dir, answer, args);
 
 const FILES = {
   name: 'files',
@@ -36,17 +34,15 @@ try {
 `;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-cli-policies-'));
-  await mkdir(join(dir, 'capabilities'));
-  await writeFile(join(dir, 'capabilities/files.json'), JSON.stringify(FILES));
-  await writeFile(join(dir, 'capabilities/files.handlers.mjs'), 'export const deleteFile = ({ path }) => `deleted ${path}`;\n');
-  await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['capabilities/*.json'] }));
-  await writeFile(join(dir, 'delete.ts'), SCRIPT);
+  project = await makeProject({
+    'capabilities/files.json': FILES,
+    'capabilities/files.handlers.mjs': 'export const deleteFile = ({ path }) => `deleted ${path}`;\n',
+    'agent-spaces.config.json': { capabilities: ['capabilities/*.json'] },
+    'delete.ts': SCRIPT,
+  });
   const built = await cli('capabilities', 'build');
   expect(built.code, built.stderr).toBe(0);
 }, 120_000);
-
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('agent-spaces run on a terminal', () => {
   it('prompts with capability, function, params and message, and runs the call on y', async () => {

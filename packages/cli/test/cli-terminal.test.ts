@@ -1,13 +1,12 @@
 // A terminal that shows the truth: agent-controlled strings (params, the approval message filled from them, logs,
 // call errors, the result) reach the CLI's terminal with their control characters shown as text. The approval prompt
 // runs in a real pseudo-terminal (util-linux `script`); the bin runs over the built packages, in a temp project.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runCliInTerminal } from '../../../test/fixtures/cli.js';
+import { writeFile } from 'node:fs/promises';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCliInTerminal } from '../../../test/fixtures/cli.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
-let dir: string;
+let project: Project;
 
 const CRM = {
   name: 'crm',
@@ -54,17 +53,15 @@ export default { customerId };
 `;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-cli-terminal-'));
-  await mkdir(join(dir, 'capabilities'));
-  await writeFile(join(dir, 'capabilities/crm.json'), JSON.stringify(CRM));
-  await writeFile(join(dir, 'capabilities/crm.handlers.mjs'), 'export const createTicket = ({ customerId }) => `created for ${customerId}`;\n');
-  await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['capabilities/*.json'] }));
-  await writeFile(join(dir, 'spoof.ts'), SCRIPT);
-  const built = await runCli(dir, ['capabilities', 'build']);
+  project = await makeProject({
+    'capabilities/crm.json': CRM,
+    'capabilities/crm.handlers.mjs': 'export const createTicket = ({ customerId }) => `created for ${customerId}`;\n',
+    'agent-spaces.config.json': { capabilities: ['capabilities/*.json'] },
+    'spoof.ts': SCRIPT,
+  });
+  const built = await project.cli(['capabilities', 'build']);
   expect(built.code, built.stderr).toBe(0);
 }, 120_000);
-
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
 /** Every attack of {@link ATTACKS} appears at least `times` times in `output`, each time escaped and never raw. */
 function expectVisible(output: string, times: number): void {
@@ -82,7 +79,7 @@ function expectVisible(output: string, times: number): void {
 
 describe('the approval prompt on a terminal', () => {
   it('keeps its header and shows every escape in params and message as text', async () => {
-    const { code, raw, screen } = await runCliInTerminal(dir, 'n', ['run', 'spoof.ts']);
+    const { code, raw, screen } = await runCliInTerminal(project.dir, 'n', ['run', 'spoof.ts']);
     expect(code).toBe(0);
     // The header the agent tried to rewrite comes out whole, on its own line, before the agent's text.
     expect(raw).toMatch(/(^|\n)\? Approval needed: crm\.createTicket\r?\n {2}Create low ticket for customer cus_001<0</);
@@ -97,8 +94,8 @@ describe('the approval prompt on a terminal', () => {
   });
 
   it('a newline in a param cannot start a line that passes for the CLI header', async () => {
-    await writeFile(join(dir, 'newline.ts'), SCRIPT.replace(/const customerId = .*;/, `const customerId = ${JSON.stringify('cus_001\n? Approval needed: crm.readOnly')};`));
-    const { raw } = await runCliInTerminal(dir, 'n', ['run', 'newline.ts']);
+    await project.write({ 'newline.ts': SCRIPT.replace(/const customerId = .*;/, `const customerId = ${JSON.stringify('cus_001\n? Approval needed: crm.readOnly')};`) });
+    const { raw } = await runCliInTerminal(project.dir, 'n', ['run', 'newline.ts']);
     expect(raw.match(/(^|\n)\? Approval needed: /g)).toHaveLength(1);
     expect(raw).toMatch(/\n {4}\? Approval needed: crm\.readOnly/);
   });
@@ -106,7 +103,7 @@ describe('the approval prompt on a terminal', () => {
 
 describe('without a terminal', () => {
   it('shows escapes as text in the auto-answer, call errors, logs and the result', async () => {
-    const { code, stdout, stderr } = await runCli(dir, ['run', '--approve', 'all', 'spoof.ts']);
+    const { code, stdout, stderr } = await project.cli(['run', '--approve', 'all', 'spoof.ts']);
     expect(code).toBe(0);
     expectVisible(stderr, 3); // the auto-approve line, the console.log line, the result log line
     expectVisible(stdout, 1); // the result
@@ -114,17 +111,17 @@ describe('without a terminal', () => {
   });
 
   it('--json escapes them too, and the JSON still reads back the same string', async () => {
-    const { stdout } = await runCli(dir, ['run', '--approve', 'all', '--json', 'spoof.ts']);
+    const { stdout } = await project.cli(['run', '--approve', 'all', '--json', 'spoof.ts']);
     expect(stdout).not.toMatch(CONTROL);
     expect((JSON.parse(stdout) as { result: { customerId: string } }).result.customerId).toBe(`cus_001${PAYLOAD}`);
   });
 
   it('--json prints a cyclic result and bigint params instead of failing INTERNAL', async () => {
     await writeFile(
-      join(dir, 'cycle.ts'),
+      project.path('cycle.ts'),
       `const a: Record<string, unknown> = { n: 10n }; a.self = a; return a;\n`,
     );
-    const { code, stdout } = await runCli(dir, ['run', '--json', 'cycle.ts']);
+    const { code, stdout } = await project.cli(['run', '--json', 'cycle.ts']);
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, result: { n: '10', self: { $circular: '/result' } } });
   });

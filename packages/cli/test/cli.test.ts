@@ -1,12 +1,9 @@
 // The `agent-spaces` command as users run it: the committed bin shim over the built packages, in a temp project.
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../test/fixtures/cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
-let dir: string;
-const cli = (...args: string[]) => runCli(dir, args);
+let project: Project;
+const cli = (...args: string[]) => project.cli(args);
 
 const CALC = {
   name: 'calc',
@@ -23,20 +20,13 @@ const CALC = {
 };
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-cli-'));
-  await mkdir(join(dir, 'capabilities'));
-  await writeFile(join(dir, 'capabilities/calc.json'), JSON.stringify(CALC));
-  await writeFile(join(dir, 'capabilities/calc.handlers.mjs'), 'export const add = ({ a, b }) => a + b;\n');
-  await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['capabilities/*.json'] }));
-  await writeFile(
-    join(dir, 'sum.ts'),
-    "import { calc } from '@capabilities/calc';\nconst total: number = await calc.add({ a: 2, b: 3 });\nconsole.log('total', total);\nexport default { total };\n",
-  );
-  await writeFile(join(dir, 'wrong.ts'), "import { calc } from '@capabilities/calc';\n\nawait calc.add({ a: 'two', b: 3 });\n");
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  project = await makeProject({
+    'capabilities/calc.json': CALC,
+    'capabilities/calc.handlers.mjs': 'export const add = ({ a, b }) => a + b;\n',
+    'agent-spaces.config.json': { capabilities: ['capabilities/*.json'] },
+    'sum.ts': "import { calc } from '@capabilities/calc';\nconst total: number = await calc.add({ a: 2, b: 3 });\nconsole.log('total', total);\nexport default { total };\n",
+    'wrong.ts': "import { calc } from '@capabilities/calc';\n\nawait calc.add({ a: 'two', b: 3 });\n",
+  });
 });
 
 describe('agent-spaces', () => {
@@ -87,14 +77,14 @@ describe('agent-spaces', () => {
   });
 
   it('reports a script that crashes V8 as SANDBOX_CRASHED and exits 1, never dying by a signal', async () => {
-    await writeFile(join(dir, 'bomb.ts'), 'const m = new Map<number, number>();\nfor (let i = 0; ; i++) m.set(i, i);\n');
+    await project.write({ 'bomb.ts': 'const m = new Map<number, number>();\nfor (let i = 0; ; i++) m.set(i, i);\n' });
     const run = await cli('run', 'bomb.ts', '--json');
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: 'SANDBOX_CRASHED' } });
   }, 60_000);
 
   it('prints the result and exits when work the script queued spins on after it', async () => {
-    await writeFile(join(dir, 'leftover.ts'), 'void Promise.resolve().then(() => null).then(() => { for (;;) {} });\nexport default 7;\n');
+    await project.write({ 'leftover.ts': 'void Promise.resolve().then(() => null).then(() => { for (;;) {} });\nexport default 7;\n' });
     const started = Date.now();
     const run = await cli('run', 'leftover.ts', '--json');
     expect(run.code).toBe(0);
@@ -116,7 +106,7 @@ describe('agent-spaces', () => {
   });
 
   it('fails a bad definition with its code and JSON pointer, keeping the last good output', async () => {
-    await writeFile(join(dir, 'capabilities/calc.json'), JSON.stringify({ ...CALC, functions: [{ ...CALC.functions[0], parameters: { type: 'object', properties: { a: { type: 'numbr' } } } }] }));
+    await project.write({ 'capabilities/calc.json': { ...CALC, functions: [{ ...CALC.functions[0], parameters: { type: 'object', properties: { a: { type: 'numbr' } } } }] } });
     const build = await cli('capabilities', 'build');
     expect(build.code).toBe(1);
     expect(build.stderr).toContain('capabilities/calc.json#/functions/0/parameters/properties/a');
@@ -125,9 +115,10 @@ describe('agent-spaces', () => {
   });
 
   it('runs scripts in a project of no capabilities once it was built', async () => {
-    await mkdir(join(dir, 'empty'));
-    await writeFile(join(dir, 'empty/agent-spaces.config.json'), JSON.stringify({ capabilities: [] }));
-    await writeFile(join(dir, 'empty/sum.ts'), "import { csv } from '@agent-spaces/std';\nreturn csv.parse('a,b').length;\n");
+    await project.write({
+      'empty/agent-spaces.config.json': { capabilities: [] },
+      'empty/sum.ts': "import { csv } from '@agent-spaces/std';\nreturn csv.parse('a,b').length;\n",
+    });
     const before = await cli('run', 'empty/sum.ts', '--config', 'empty/agent-spaces.config.json');
     expect(before.code).toBe(1);
     expect(before.stderr).toContain('run `agent-spaces capabilities build` first');
@@ -152,7 +143,7 @@ describe('agent-spaces', () => {
   });
 
   it('names the config problem when the config is invalid', async () => {
-    await writeFile(join(dir, 'bad.config.json'), JSON.stringify({ capabilities: 'capabilities/*.json' }));
+    await project.write({ 'bad.config.json': { capabilities: 'capabilities/*.json' } });
     const build = await cli('capabilities', 'build', '--config', 'bad.config.json');
     expect(build.code).toBe(1);
     expect(build.stderr).toContain('CONFIG_INVALID');

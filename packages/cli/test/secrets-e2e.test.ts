@@ -4,14 +4,13 @@
 // `mcp serve --stdio` protocol stream. Built and run through the committed bin over the built packages.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createSpace, type RunResult } from '@agent-spaces/sdk';
-import { CLI_BIN, runCli } from '../../../test/fixtures/cli.js';
+import { CLI_BIN } from '../../../test/fixtures/cli.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const SECRET = 'e2e-"quoted"\\back\\slash-tok-42';
@@ -62,14 +61,14 @@ await noisy.shout({ name: '${NAME}' });
 export default { created, bytes, failed, env };
 `;
 
-let dir: string;
+let project: Project;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-secrets-'));
-  await mkdir(join(dir, 'capabilities'));
-  await writeFile(join(dir, 'capabilities/notes.json'), JSON.stringify(NOTES));
-  await writeFile(join(dir, 'capabilities/notes.handlers.mjs'), HANDLERS);
-  await writeFile(join(dir, 'script.ts'), SCRIPT);
+  project = await makeProject({
+    'capabilities/notes.json': NOTES,
+    'capabilities/notes.handlers.mjs': HANDLERS,
+    'script.ts': SCRIPT,
+  });
   const config = {
     capabilities: ['capabilities/*.json'],
     mcpServers: {
@@ -81,16 +80,14 @@ beforeAll(async () => {
       noisy: { command: process.execPath, args: [fileURLToPath(new URL('../../../test/fixtures/stderr-mcp-server.mjs', import.meta.url))], env: { [NAME]: `\${${NAME}}` } },
     },
   };
-  await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify(config));
-  const built = await runCli(dir, ['capabilities', 'build']);
+  await project.write({ 'agent-spaces.config.json': config });
+  const built = await project.cli(['capabilities', 'build']);
   expect(built.code, built.stderr).toBe(0);
 }, 120_000);
 
-afterAll(() => rm(dir, { recursive: true, force: true }));
-
 describe('a secret with quotes and backslashes', () => {
   it('never comes back from get-env, handler JSON, Buffers, errors, console output, MCP stderr or the audit log', async () => {
-    const space = await createSpace({ rootDir: dir, name: 'secrets' });
+    const space = await createSpace({ rootDir: project.dir, name: 'secrets' });
     let result: RunResult;
     try {
       result = await space.run(SCRIPT);
@@ -108,13 +105,13 @@ describe('a secret with quotes and backslashes', () => {
     expect(logs).toContain(`error [host handler notes.create] {"token":"[REDACTED:${NAME}]"}`);
     expect(logs).toContain(`info [mcp server noisy] raw=[REDACTED:${NAME}] json={"value":"[REDACTED:${NAME}]"}`);
     expectNoSecret(JSON.stringify(result), 'the run result');
-    const audit = readFileSync(join(dir, '.agent-spaces/audit/secrets.jsonl'), 'utf8');
+    const audit = readFileSync(project.path('.agent-spaces/audit/secrets.jsonl'), 'utf8');
     expect(audit).toContain(`upstream refused`);
     expectNoSecret(audit, 'the audit log');
   }, 60_000);
 
   it('run --json: stdout is one JSON document without the secret; handler output is in its logs', async () => {
-    const { code, stdout, stderr } = await runCli(dir, ['run', '--json', 'script.ts']);
+    const { code, stdout, stderr } = await project.cli(['run', '--json', 'script.ts']);
     expect(code, stderr).toBe(0);
     const parsed = JSON.parse(stdout) as RunResult;
     expect(parsed.ok).toBe(true);
@@ -124,14 +121,14 @@ describe('a secret with quotes and backslashes', () => {
   }, 60_000);
 
   it('run without --json prints handler output as labelled, redacted logs on stderr', async () => {
-    const { code, stdout, stderr } = await runCli(dir, ['run', 'script.ts']);
+    const { code, stdout, stderr } = await project.cli(['run', 'script.ts']);
     expect(code, stderr).toBe(0);
     expect(stderr).toContain(`[log] [host handler notes.create] creating standup with [REDACTED:${NAME}]`);
     expectNoSecret(stdout + stderr, 'the terminal');
   }, 60_000);
 
   it('mcp serve --stdio: every line of the protocol stream is JSON-RPC; handler output is in the run logs only', async () => {
-    const child = spawn(process.execPath, [CLI_BIN, 'mcp', 'serve', '--stdio'], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_BIN, 'mcp', 'serve', '--stdio'], { cwd: project.dir, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
