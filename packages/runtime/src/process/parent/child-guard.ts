@@ -42,6 +42,7 @@ export class ChildGuard<R extends GuardedRun> {
   readonly #runs: ReadonlyMap<number, R>;
   readonly #maxRssBytes: number;
 
+  /** `runs`: the child's runs going on, by id (the caller's live map); `maxRssBytes`: the child's RSS ceiling. */
   constructor(runs: ReadonlyMap<number, R>, maxRssBytes: number) {
     this.#runs = runs;
     this.#maxRssBytes = maxRssBytes;
