@@ -100,7 +100,7 @@ export class CallChannel {
   onCall(seq: unknown, capability: unknown, fn: unknown, params: unknown): CallError | undefined {
     if (this.#stopIfFailed() || this.#ended) return RUN_ENDED;
     if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || typeof capability !== 'string' || typeof fn !== 'string') {
-      return { code: 'INTERNAL', message: 'Malformed call from the sandbox: it needs a safe integer id and string capability and function names' };
+      return { code: 'INTERNAL', message: 'Malformed call from the sandbox: it needs a safe integer seq and string capability and function names' };
     }
     const message: CallMessage = { kind: 'call', capability, function: fn, params };
     const limits = this.#owner.limits;

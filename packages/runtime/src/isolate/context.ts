@@ -62,8 +62,8 @@ export class SandboxContext {
     const context = await template.isolate.createContext();
     let self: SandboxContext | undefined;
     const global = context.global;
-    const onCall = (id: unknown, capability: unknown, fn: unknown, params: unknown) =>
-      self?.channel ? self.channel.onCall(id, capability, fn, params) : NO_CHANNEL;
+    const onCall = (seq: unknown, capability: unknown, fn: unknown, params: unknown) =>
+      self?.channel ? self.channel.onCall(seq, capability, fn, params) : NO_CHANNEL;
     const onLog = (level: unknown, message: unknown) => (self?.channel ? self.channel.onLog(level, message) : NO_CHANNEL.code);
     global.setSync(HOST_CALL_GLOBAL, new Callback(onCall, { sync: true }));
     global.setSync(HOST_LOG_GLOBAL, new Callback(onLog, { sync: true }));

@@ -19,10 +19,11 @@ export const BRIDGE_STASH_GLOBAL = '__agentSpacesBridge';
 /**
  * Sandbox -> host, through the call Callback (sync mode: the isolate waits until the host has accepted the call,
  * which bounds what a run can queue on the host). Plain arguments, checked by the host: only `params` is an object
- * to copy. Returns `undefined` when the call was accepted (its outcome arrives later through
+ * to copy. `seq` numbers the call in its context, end to end: the host (and in process isolation, the parent) sends
+ * it back with the outcome; it is not the bridge's public `callId`. Returns `undefined` when the call was accepted (its outcome arrives later through
  * {@link PreludeApi.settle}), or an error that rejects the call at once.
  */
-export type HostCall = (id: number, capability: string, fn: string, params: unknown) => CallError | undefined;
+export type HostCall = (seq: number, capability: string, fn: string, params: unknown) => CallError | undefined;
 
 /** Sandbox -> host, through the log Callback (sync mode). Returns `undefined`, or the code that ends the run. */
 export type HostLog = (level: LogLevel, message: string) => RunErrorCode | undefined;
@@ -64,8 +65,8 @@ export type MainResult =
 
 /** What the prelude gives the host for one context. */
 export interface PreludeApi {
-  /** Delivers the outcome of call `id`: its value when `ok`, else its error (dropped when `id` is unknown). */
-  settle(id: number, ok: boolean, valueOrError: unknown): void;
+  /** Delivers the outcome of call `seq`: its value when `ok`, else its error (dropped when `seq` is unknown). */
+  settle(seq: number, ok: boolean, valueOrError: unknown): void;
   /**
    * Starts the agent module's default export and returns; how it ends is reported through {@link HostDone}. With
    * `persist`, keeps its top-level declarations as globals.

@@ -38,32 +38,35 @@ interface Pending {
   fn: string;
 }
 
-/** Calls in flight, by id (null prototype: no inherited setters can intercept the bookkeeping). */
+/**
+ * Calls in flight, by `seq`: this context numbers its calls, and the host settles each by its number (null prototype:
+ * no inherited setters can intercept the bookkeeping).
+ */
 const pending = ObjectCtor.create(null) as Record<number, Pending>;
-let lastId = 0;
+let lastSeq = 0;
 
 /** `call` of `agent-spaces:bridge`: sends one call to the host and resolves with its value. */
 function call(capability: string, fn: string, params: unknown): Promise<unknown> {
   return new PromiseCtor((resolve, reject) => {
-    const id = ++lastId;
-    pending[id] = { resolve, reject, capability, fn };
+    const seq = ++lastSeq;
+    pending[seq] = { resolve, reject, capability, fn };
     let refused: ReturnType<HostCall>;
     try {
-      refused = hostCall(id, capability, fn, params);
+      refused = hostCall(seq, capability, fn, params);
     } catch (error) {
       refused = { code: 'INVALID_PARAMS', message: `params of ${capability}.${fn} cannot be sent: ${describeThrown(error).message}` };
     }
     if (refused !== undefined) {
-      delete pending[id];
+      delete pending[seq];
       reject(capabilityError(refused, capability, fn));
     }
   });
 }
 
-function settle(id: number, ok: boolean, valueOrError: unknown): void {
-  const entry = pending[id];
+function settle(seq: number, ok: boolean, valueOrError: unknown): void {
+  const entry = pending[seq];
   if (entry === undefined) return;
-  delete pending[id];
+  delete pending[seq];
   if (ok === true) entry.resolve(valueOrError);
   else entry.reject(capabilityError(valueOrError as CallError, entry.capability, entry.fn));
 }
