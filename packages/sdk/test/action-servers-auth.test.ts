@@ -1,21 +1,19 @@
 // Seed 003's `action_servers.json` with its optional bearer token: a `${VAR}` token is sent with every call (the todo
 // server answers 401 without it), a misspelt key is warned about, and a malformed `auth` names the server.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCapabilities, type BuildReport } from '@agent-spaces/compiler';
 import { createSpace } from '@agent-spaces/sdk';
 import { startTodoServer, type TodoServer } from '../../../test/fixtures/todo-server.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const TOKEN = 'action-server-token-42';
-let dir: string;
+let project: Project;
 let server: TodoServer;
 
 /** Writes `action_servers.json` with `servers` and builds it into a fresh output folder. */
 async function build(servers: Record<string, unknown>, out: string): Promise<BuildReport> {
-  await writeFile(join(dir, 'action_servers.json'), JSON.stringify({ servers }));
-  return buildCapabilities({ rootDir: dir, sources: ['action_servers.json'], outDir: out });
+  await project.write({ 'action_servers.json': { servers } });
+  return buildCapabilities({ rootDir: project.dir, sources: ['action_servers.json'], outDir: out });
 }
 
 const LIST = `import { todos } from '@capabilities/todos';
@@ -25,14 +23,13 @@ export default out;`;
 
 beforeAll(async () => {
   server = await startTodoServer(TOKEN);
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-action-servers-'));
+  project = await makeProject();
   process.env.TODO_ACTION_TOKEN = TOKEN;
 });
 
 afterAll(async () => {
   delete process.env.TODO_ACTION_TOKEN;
   await server?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe('action_servers.json auth', () => {
@@ -42,7 +39,7 @@ describe('action_servers.json auth', () => {
     expect(report.capabilities[0]!.diagnostics).toMatchObject([
       { severity: 'warning', pointer: '/servers/todos/timeout', message: expect.stringContaining('unknown key "timeout", which is ignored') },
     ]);
-    const space = await createSpace({ rootDir: dir, outDir: 'out-a', isolation: 'in-process' });
+    const space = await createSpace({ rootDir: project.dir, outDir: 'out-a', isolation: 'in-process' });
     try {
       expect(await space.run(LIST)).toMatchObject({ ok: true, result: 2 });
       process.env.TODO_ACTION_TOKEN = 'not-the-token';
@@ -58,7 +55,7 @@ describe('action_servers.json auth', () => {
   it('takes "Bearer ${VAR}" and the openapi auth object too', async () => {
     for (const auth of ['Bearer ${TODO_ACTION_TOKEN}', { type: 'bearer', token: '${TODO_ACTION_TOKEN}' }]) {
       expect((await build({ todos: { url: server.url, auth } }, 'out-b')).capabilities).toMatchObject([{ status: 'built', diagnostics: [] }]);
-      const space = await createSpace({ rootDir: dir, outDir: 'out-b', isolation: 'in-process' });
+      const space = await createSpace({ rootDir: project.dir, outDir: 'out-b', isolation: 'in-process' });
       try {
         expect(await space.run(LIST)).toMatchObject({ ok: true, result: 2 });
       } finally {

@@ -3,14 +3,14 @@
  * without passing validation, policy and approval. Every probe must be refused and the executor must never run with
  * anything the policy did not see.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallMessage, PoliciesConfig } from '@agent-spaces/capabilities';
 import { createBridge, createPolicy, loadCapabilities, type ApprovalRequest, type Bridge } from '@agent-spaces/bridge';
 import { buildCapabilities } from '@agent-spaces/compiler';
 import { createSpace, type RunResult, type Space } from '@agent-spaces/sdk';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 /** What reached the executor. */
 const executed: unknown[] = [];
@@ -44,19 +44,19 @@ const handlers = {
 };
 const onApproval = (request: ApprovalRequest) => (asked.push(request), approvable((request.params as { path: string }).path));
 
-let dir: string;
+let project: Project;
 let outDir: string;
 let space: Space;
 let bridge: Bridge;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-bypass-'));
-  outDir = join(dir, 'out');
-  await mkdir(join(dir, 'caps'));
-  await writeFile(join(dir, 'caps/files.json'), JSON.stringify(FILES));
-  const report = await buildCapabilities({ rootDir: dir, sources: ['caps/files.json'], outDir });
+  project = await makeProject();
+  outDir = project.path('out');
+  await mkdir(project.path('caps'));
+  await project.write({ 'caps/files.json': FILES });
+  const report = await buildCapabilities({ rootDir: project.dir, sources: ['caps/files.json'], outDir });
   expect(report.capabilities.map((c) => c.status)).toEqual(['built']);
-  space = await createSpace({ rootDir: dir, outDir, handlers, policies, onApproval, typecheck: false, limits: { timeoutMs: 10_000 } });
+  space = await createSpace({ rootDir: project.dir, outDir, handlers, policies, onApproval, typecheck: false, limits: { timeoutMs: 10_000 } });
   // The same capabilities behind a bridge of their own, for messages a compromised sandbox could forge.
   const capabilities = await loadCapabilities(join(outDir, 'capabilities'), ['files'], handlers);
   bridge = createBridge({ capabilities, policy: createPolicy(policies), onApproval });
@@ -64,7 +64,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await space?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 beforeEach(() => {

@@ -1,13 +1,11 @@
 // One call, one id: the bridge numbers every capability call of a space, and that id is what the run events, the
 // approval request and its resolution, the audit line and the error carry, across runs and sessions.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, type RunEvent } from '@agent-spaces/capabilities';
 import { createSpace, readAuditLog, type RunResult, type Space } from '@agent-spaces/sdk';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
-let dir: string;
+let project: Project;
 let space: Space;
 
 const crm = defineTool({
@@ -24,9 +22,9 @@ const crm = defineTool({
 });
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-call-ids-'));
+  project = await makeProject();
   space = await createSpace({
-    rootDir: dir,
+    rootDir: project.dir,
     capabilities: [crm],
     typecheck: false,
     // Tickets titled "deny" are refused: the same space shows an approved and a denied call.
@@ -36,7 +34,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await space?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 const SCRIPT = (title: string) => `

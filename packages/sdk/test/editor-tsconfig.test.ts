@@ -5,8 +5,7 @@
 // loads the tsconfig's plugin (@agent-spaces/ts-plugin, built) from node_modules; TypeScript's own program (`tsc`,
 // which loads no plugin) agrees on scripts without a top-level `return`. The project sees the repository's
 // node_modules, where `@agent-spaces/std` is the host package: the editor must still see the sandbox's module.
-import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -14,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCapabilities } from '@agent-spaces/compiler';
 import { SANDBOX_DECLARATIONS, createSpace, type Space } from '@agent-spaces/sdk';
 import { startTsServer, type TsServer } from '../../../test/fixtures/tsserver.mjs';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -76,7 +76,7 @@ REJECTED.forEach(([, code], i) => {
 });
 REJECTED_RETURNING.forEach(([, code], i) => (files[`returning-only-${i}`] = code));
 
-let dir: string;
+let project: Project;
 let space: Space;
 let tsserver: TsServer;
 let program: ts.Program;
@@ -84,7 +84,7 @@ let program: ts.Program;
 /** What `tsc -p agents` reports for `agents/<name>.ts`: TypeScript's own program over `agents/tsconfig.json`. */
 function tscCodes(name: string): number[] {
   program ??= (() => {
-    const parsed = ts.getParsedCommandLineOfConfigFile(join(dir, 'agents/tsconfig.json'), {}, {
+    const parsed = ts.getParsedCommandLineOfConfigFile(project.path('agents/tsconfig.json'), {}, {
       ...ts.sys,
       onUnRecoverableConfigFileDiagnostic: (d) => {
         throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
@@ -96,13 +96,13 @@ function tscCodes(name: string): number[] {
     expect(global.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))).toEqual([]);
     return created;
   })();
-  const source = program.getSourceFile(join(dir, 'agents', `${name}.ts`))!;
+  const source = program.getSourceFile(join(project.dir, 'agents', `${name}.ts`))!;
   return ts.getPreEmitDiagnostics(program, source).filter((d) => d.file === source).map((d) => d.code);
 }
 
 /** What an editor underlines in `agents/<name>.ts`, in order. */
 async function editorDiagnostics(name: string): Promise<{ code: number; line: number; column: number }[]> {
-  return (await tsserver.semanticDiagnostics(join(dir, 'agents', `${name}.ts`))).map(({ code, line, column }) => ({ code, line, column }));
+  return (await tsserver.semanticDiagnostics(join(project.dir, 'agents', `${name}.ts`))).map(({ code, line, column }) => ({ code, line, column }));
 }
 
 /** What `check` reports for `agents/<name>.ts`, in order. */
@@ -111,28 +111,29 @@ async function checkDiagnostics(name: string): Promise<{ code: number; line: num
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-editor-'));
-  await symlink(join(repo, 'node_modules'), join(dir, 'node_modules'));
-  await mkdir(join(dir, 'capabilities'));
-  await mkdir(join(dir, 'agents'));
-  await copyFile(join(repo, 'test/fixtures/trains.json'), join(dir, 'capabilities/trains.json'));
+  project = await makeProject();
+  await symlink(join(repo, 'node_modules'), project.path('node_modules'));
+  await mkdir(project.path('capabilities'));
+  await mkdir(project.path('agents'));
+  await copyFile(join(repo, 'test/fixtures/trains.json'), project.path('capabilities/trains.json'));
   // As `agent-spaces init` writes it.
-  await writeFile(join(dir, 'agents/tsconfig.json'), JSON.stringify({ extends: '../.agent-spaces/tsconfig.json', include: ['*.ts'] }));
-  for (const [name, code] of Object.entries(files)) await writeFile(join(dir, 'agents', `${name}.ts`), code);
+  await project.write({ 'agents/tsconfig.json': { extends: '../.agent-spaces/tsconfig.json', include: ['*.ts'] } });
+  for (const [name, code] of Object.entries(files)) await writeFile(join(project.dir, 'agents', `${name}.ts`), code);
   // A stricter folder of scripts: the options of the extending file apply, never to the wrapper around a script.
-  await mkdir(join(dir, 'strict'));
-  await writeFile(join(dir, 'strict/tsconfig.json'), JSON.stringify({ extends: '../.agent-spaces/tsconfig.json', compilerOptions: { noUnusedLocals: true }, include: ['*.ts'] }));
-  await writeFile(join(dir, 'strict/returning.ts'), 'const unused = 1;\nconst used = 2;\nreturn used;');
-  const report = await buildCapabilities({ rootDir: dir, sources: ['capabilities/*.json'], sandboxDeclarations: SANDBOX_DECLARATIONS });
+  await mkdir(project.path('strict'));
+  await project.write({
+    'strict/tsconfig.json': { extends: '../.agent-spaces/tsconfig.json', compilerOptions: { noUnusedLocals: true }, include: ['*.ts'] },
+    'strict/returning.ts': 'const unused = 1;\nconst used = 2;\nreturn used;',
+  });
+  const report = await buildCapabilities({ rootDir: project.dir, sources: ['capabilities/*.json'], sandboxDeclarations: SANDBOX_DECLARATIONS });
   expect(report.totals.failed).toBe(0);
-  space = await createSpace({ rootDir: dir, policies: { audit: false } });
+  space = await createSpace({ rootDir: project.dir, policies: { audit: false } });
   tsserver = startTsServer();
 }, 60_000);
 
 afterAll(async () => {
   await tsserver?.close();
   await space?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe('the editor tsconfig', () => {
@@ -164,7 +165,7 @@ describe('the editor tsconfig', () => {
   });
 
   it("applies the extending tsconfig's options to the script, never to the wrapper around it", async () => {
-    const diagnostics = await tsserver.semanticDiagnostics(join(dir, 'strict/returning.ts'));
+    const diagnostics = await tsserver.semanticDiagnostics(project.path('strict/returning.ts'));
     expect(diagnostics.map(({ code, line, column, text }) => ({ code, line, column, text }))).toEqual([
       { code: 6133, line: 1, column: 7, text: "'unused' is declared but its value is never read." },
     ]);

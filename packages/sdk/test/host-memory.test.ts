@@ -1,13 +1,11 @@
 // What the host keeps of a run is bounded, however much the agent sends: a run's events keep at most
 // RUN_EVENT_PARAMS_BYTES of call params, and a session's history keeps a large result as a marker.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, payloadBytes } from '@agent-spaces/capabilities';
 import { createSpace, type Space } from '@agent-spaces/sdk';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
-let dir: string;
+let project: Project;
 let space: Space;
 
 const sink = defineTool({
@@ -18,14 +16,13 @@ const sink = defineTool({
 });
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-host-memory-'));
+  project = await makeProject();
   // The audit log would keep an 8 KiB preview of every call: off, so that only the run's own buffers are measured.
-  space = await createSpace({ rootDir: dir, capabilities: [sink], typecheck: false, policies: { audit: false } });
+  space = await createSpace({ rootDir: project.dir, capabilities: [sink], typecheck: false, policies: { audit: false } });
 }, 60_000);
 
 afterAll(async () => {
   await space?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe('host memory', () => {

@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent, WireError } from '@agent-spaces/capabilities';
 import { buildCapabilities, configSources, loadConfig, type BuildReport } from '@agent-spaces/compiler';
 import { createSpace, type RunResult, type Space } from '@agent-spaces/sdk';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 /**
  * MCP servers end to end: an `agent-spaces.config.json` with `mcpServers` for the official servers in node_modules
@@ -26,7 +26,7 @@ const TOOLS = [
   { name: 'env', description: 'A variable of its environment', inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
 ];
 
-let rootDir: string;
+let project: Project;
 let dataDir: string;
 let http: { port: number; child: ChildProcess };
 let firstBuild: BuildReport;
@@ -82,7 +82,7 @@ function childPids(...parts: string[]): number[] {
 }
 
 async function build(): Promise<BuildReport> {
-  const { config, rootDir: root } = await loadConfig({ cwd: rootDir });
+  const { config, rootDir: root } = await loadConfig({ cwd: project.dir });
   return buildCapabilities({ rootDir: root, sources: config.capabilities, configSources: configSources(config), outDir: config.outDir });
 }
 
@@ -103,38 +103,37 @@ async function errorOf(run: PromiseLike<RunResult>): Promise<WireError> {
 const statuses = (report: BuildReport) => Object.fromEntries(report.capabilities.map((entry) => [entry.id, entry.status]));
 
 beforeAll(async () => {
-  rootDir = await mkdtemp(join(tmpdir(), 'as-mcp-e2e-'));
-  dataDir = join(rootDir, 'data');
+  project = await makeProject();
+  dataDir = project.path('data');
   await mkdir(dataDir);
   await writeFile(join(dataDir, 'trains.txt'), 'Central 07:12\nHarbour 07:40\n');
-  await writeFile(join(rootDir, 'tools.json'), JSON.stringify(TOOLS));
+  await project.write({ 'tools.json': TOOLS });
   // A secret from .env reaches the fixture only as an environment variable at start-up, never any output file.
-  await writeFile(join(rootDir, '.env'), `FIXTURE_TOKEN=${SECRET}\n`);
+  await project.write({ '.env': `FIXTURE_TOKEN=${SECRET}\n` });
   http = await startHttpEverything();
   const config = {
     capabilities: [],
     mcpServers: {
       filesystem: { command: process.execPath, args: [serverScript('server-filesystem'), dataDir] },
-      memory: { command: process.execPath, args: [serverScript('server-memory')], env: { MEMORY_FILE_PATH: join(rootDir, 'memory.jsonl') } },
+      memory: { command: process.execPath, args: [serverScript('server-memory')], env: { MEMORY_FILE_PATH: project.path('memory.jsonl') } },
       everything: { command: process.execPath, args: [serverScript('server-everything'), 'stdio'] },
       remote: { type: 'http', url: `http://127.0.0.1:${http.port}/mcp` },
       fixture: {
         command: process.execPath,
         args: [fixtureServer],
-        env: { TOOLS_FILE: join(rootDir, 'tools.json'), CANCEL_MARKER: join(rootDir, 'cancelled.txt'), TOKEN: '${FIXTURE_TOKEN}' },
+        env: { TOOLS_FILE: project.path('tools.json'), CANCEL_MARKER: project.path('cancelled.txt'), TOKEN: '${FIXTURE_TOKEN}' },
       },
-      broken: { command: join(rootDir, 'no-such-server') },
+      broken: { command: project.path('no-such-server') },
     },
   };
-  await writeFile(join(rootDir, 'agent-spaces.config.json'), JSON.stringify(config, null, 2));
+  await project.write({ 'agent-spaces.config.json': JSON.stringify(config, null, 2) });
   firstBuild = await build();
-  space = await createSpace({ rootDir, onApproval: () => true });
+  space = await createSpace({ rootDir: project.dir, onApproval: () => true });
 }, 120_000);
 
 afterAll(async () => {
   await space?.close();
   http?.child.kill();
-  await rm(rootDir, { recursive: true, force: true });
 });
 
 describe('building mcpServers from the config', () => {
@@ -155,7 +154,7 @@ describe('building mcpServers from the config', () => {
   });
 
   it('writes typed modules and never the expanded secret', async () => {
-    const dir = join(rootDir, '.agent-spaces/capabilities');
+    const dir = project.path('.agent-spaces/capabilities');
     const dts = await readFile(join(dir, 'mcp-everything/index.d.ts'), 'utf8');
     expect(dts).toMatch(/getSum\(params: GetSumParams\): Promise<McpToolResult>;/);
     const meta = JSON.parse(await readFile(join(dir, 'mcp-fixture/meta.json'), 'utf8')) as { executor: unknown };
@@ -257,7 +256,7 @@ describe('agent scripts call the servers through createSpace', () => {
   });
 
   it('cancels the server-side request when the run is aborted', async () => {
-    const marker = join(rootDir, 'cancelled.txt');
+    const marker = project.path('cancelled.txt');
     // Connected first, so the request is on its way when the run is aborted.
     await resultOf(space.run(`import { fixture } from '@capabilities/mcp-fixture'; return (await fixture.hello({ who: 'x' })).text;`));
     const controller = new AbortController();
@@ -314,12 +313,12 @@ describe('agent scripts call the servers through createSpace', () => {
 
 describe('where createSpace takes server configs from', () => {
   it('uses the mcpServers option over the project config, and names a server it lacks', async () => {
-    await expect(createSpace({ rootDir, capabilities: ['mcp:memory'], mcpServers: {} })).rejects.toMatchObject({
+    await expect(createSpace({ rootDir: project.dir, capabilities: ['mcp:memory'], mcpServers: {} })).rejects.toMatchObject({
       code: 'CONFIG_INVALID',
       data: { id: 'mcp-memory', server: 'memory' },
     });
     const own = await createSpace({
-      rootDir,
+      rootDir: project.dir,
       capabilities: ['mcp-everything'],
       mcpServers: { everything: { command: process.execPath, args: [serverScript('server-everything'), 'stdio'] } },
     });
@@ -337,8 +336,8 @@ describe('a server whose tools changed since the build', () => {
     const before = space.run(`import { fixture } from '@capabilities/mcp-fixture'; return (await fixture.hello({ who: 'a' })).text;`);
     expect(await resultOf(before)).toBe('hello {"who":"a"}');
 
-    await writeFile(join(rootDir, 'tools.json'), JSON.stringify([...TOOLS, { name: 'bye', inputSchema: { type: 'object' } }]));
-    const stale = await createSpace({ rootDir, capabilities: ['mcp:fixture'] });
+    await project.write({ 'tools.json': [...TOOLS, { name: 'bye', inputSchema: { type: 'object' } }] });
+    const stale = await createSpace({ rootDir: project.dir, capabilities: ['mcp:fixture'] });
     try {
       const error = await errorOf(stale.run(`import { fixture } from '@capabilities/mcp-fixture'; return (await fixture.hello({ who: 'b' })).text;`));
       expect(error).toMatchObject({ data: { code: 'CAPABILITY_STALE', capabilityData: { server: 'fixture' } } });
@@ -356,7 +355,7 @@ describe('a server whose tools changed since the build', () => {
       'mcp-memory': 'unchanged',
       'mcp-remote': 'unchanged',
     });
-    const fresh = await createSpace({ rootDir, capabilities: ['mcp:fixture'] });
+    const fresh = await createSpace({ rootDir: project.dir, capabilities: ['mcp:fixture'] });
     try {
       expect(await resultOf(fresh.run(`import { fixture } from '@capabilities/mcp-fixture'; return (await fixture.bye()).text;`))).toBe('bye {}');
     } finally {

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapabilityMeta, OpenApiExecutorSpec } from '@agent-spaces/capabilities';
@@ -7,32 +6,34 @@ import { createOpenApiExecutor } from '@agent-spaces/bridge';
 import { buildCapabilities, readOpenApiSource } from '@agent-spaces/compiler';
 import { createSpace, type Space } from '@agent-spaces/sdk';
 import { startTodoServer, type TodoServer } from '../../../test/fixtures/todo-server.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const TOKEN = 'todo-e2e-token-0042';
 let server: TodoServer;
-let rootDir: string;
+let project: Project;
 let outDir: string;
 
 beforeAll(async () => {
   server = await startTodoServer(TOKEN);
-  rootDir = await mkdtemp(join(tmpdir(), 'as-openapi-e2e-'));
-  outDir = join(rootDir, '.agent-spaces');
-  await mkdir(join(rootDir, 'capabilities'));
+  project = await makeProject();
+  outDir = project.path('.agent-spaces');
+  await mkdir(project.path('capabilities'));
   // The same server twice: once with the right token, once with a wrong one (for the 401).
-  await writeFile(join(rootDir, 'capabilities/todos.openapi.json'), JSON.stringify({ url: server.url, auth: { type: 'bearer', token: '${TODO_TOKEN}' } }));
-  await writeFile(join(rootDir, 'capabilities/intruder.openapi.json'), JSON.stringify({ url: server.url, auth: { type: 'bearer', token: '${WRONG_TOKEN}' } }));
+  await project.write({
+    'capabilities/todos.openapi.json': { url: server.url, auth: { type: 'bearer', token: '${TODO_TOKEN}' } },
+    'capabilities/intruder.openapi.json': { url: server.url, auth: { type: 'bearer', token: '${WRONG_TOKEN}' } },
+  });
   process.env.TODO_TOKEN = TOKEN;
   process.env.WRONG_TOKEN = 'not-the-token';
 });
 
 afterAll(async () => {
   await server.close();
-  await rm(rootDir, { recursive: true, force: true });
 });
 
 describe('a Fastify server with @fastify/swagger becomes a capability', () => {
   it('is discovered at /openapi.json, the first path tried', async () => {
-    const context = { rootDir, outDir: join(rootDir, 'discovery'), relative: (file: string) => relative(rootDir, file) };
+    const context = { rootDir: project.dir, outDir: project.path('discovery'), relative: (file: string) => relative(project.dir, file) };
     const result = await readOpenApiSource({ name: 'todos', url: server.url }, context);
     expect(result.spec?.location).toBe(`${server.url}/openapi.json`);
     expect(result.spec?.tried).toEqual([{ url: `${server.url}/openapi.json`, outcome: '200' }]);
@@ -45,7 +46,7 @@ describe('a Fastify server with @fastify/swagger becomes a capability', () => {
   });
 
   it('builds typed declarations and a meta.json that keeps secrets as placeholders', async () => {
-    const report = await buildCapabilities({ rootDir, sources: ['capabilities/*'], outDir });
+    const report = await buildCapabilities({ rootDir: project.dir, sources: ['capabilities/*'], outDir });
     expect(report.capabilities.map((c) => [c.id, c.status, c.diagnostics])).toEqual([
       ['intruder', 'built', []],
       ['todos', 'built', []],
@@ -84,7 +85,7 @@ describe('an agent script composes the operations through createSpace', () => {
 
   beforeAll(async () => {
     space = await createSpace({
-      rootDir,
+      rootDir: project.dir,
       outDir,
       onApproval: (request) => {
         asked.push(`${request.capability}.${request.function}`);

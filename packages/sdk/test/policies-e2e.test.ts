@@ -1,21 +1,21 @@
 // Approvals, policies, rate limits, redaction and the audit log through createSpace(): real sandbox, real bridge,
 // JSON capabilities built into a temporary folder, a real HTTP server for the secret-carrying capability.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PoliciesConfig, RunEvent } from '@agent-spaces/capabilities';
 import { readAuditLog } from '@agent-spaces/bridge';
 import { buildCapabilities } from '@agent-spaces/compiler';
 import { createSpace, type Space, type SpaceOptions } from '@agent-spaces/sdk';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const TOKEN = 'sk-policy-test-7c1d9e2b4f';
 process.env.POLICY_TEST_TOKEN = TOKEN;
 process.env.POLICY_TEST_EXTRA = 'extra-secret-5150';
 
-let dir: string;
+let project: Project;
 let outDir: string;
 let server: Server;
 const ran: string[] = [];
@@ -49,8 +49,8 @@ const handlers: SpaceOptions['handlers'] = {
 };
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-policies-'));
-  outDir = join(dir, 'out');
+  project = await makeProject();
+  outDir = project.path('out');
   server = createServer((req, res) => {
     // Echoes what it received, the Authorization header included, and fails loudly on /fail: a leaky upstream.
     let body = '';
@@ -68,21 +68,20 @@ beforeAll(async () => {
     functions: [{ name: 'echo' }, { name: 'fail' }],
     executor: { kind: 'http', url, headers: { authorization: 'Bearer ${POLICY_TEST_TOKEN}' } },
   };
-  await mkdir(join(dir, 'caps'));
+  await mkdir(project.path('caps'));
   for (const [file, definition] of Object.entries({ files: FILES, mail: MAIL, leaky: LEAKY })) {
-    await writeFile(join(dir, 'caps', `${file}.json`), JSON.stringify(definition));
+    await writeFile(join(project.dir, 'caps', `${file}.json`), JSON.stringify(definition));
   }
-  const report = await buildCapabilities({ rootDir: dir, sources: ['caps/*.json'], outDir });
+  const report = await buildCapabilities({ rootDir: project.dir, sources: ['caps/*.json'], outDir });
   expect(report.capabilities.map((c) => c.status)).toEqual(['built', 'built', 'built']);
 }, 60_000);
 
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
-  await rm(dir, { recursive: true, force: true });
 });
 
 const open = (options: Partial<SpaceOptions> = {}) =>
-  createSpace({ rootDir: dir, outDir, handlers, typecheck: false, limits: { timeoutMs: 20_000 }, ...options });
+  createSpace({ rootDir: project.dir, outDir, handlers, typecheck: false, limits: { timeoutMs: 20_000 }, ...options });
 
 async function withSpace<T>(options: Partial<SpaceOptions>, body: (space: Space) => Promise<T>): Promise<T> {
   const space = await open(options);

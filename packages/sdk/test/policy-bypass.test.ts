@@ -1,14 +1,14 @@
 // The rule bypasses of issue 16, tried by agent code through createSpace(): each family of variants of a denied value
 // (case, whitespace, invisible characters, Unicode look-alikes, encodings, symbolic links) is denied and its handler
 // never runs; rule keys that name nothing fail the space at creation. Real sandbox, real bridge, real files.
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, type PoliciesConfig } from '@agent-spaces/capabilities';
 import { createSpace, type Space, type SpaceOptions } from '@agent-spaces/sdk';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
-let dir: string;
+let project: Project;
 let space: Space;
 const ran: string[] = [];
 
@@ -62,19 +62,16 @@ const policies = (root: string): PoliciesConfig => ({
 });
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-policy-bypass-'));
-  await mkdir(join(dir, 'allowed/sub'), { recursive: true });
-  await mkdir(join(dir, 'outside'));
-  await writeFile(join(dir, 'outside/secret.txt'), 'secret');
-  await symlink('../outside', join(dir, 'allowed/link-out'));
-  await symlink('../outside/secret.txt', join(dir, 'allowed/link-file'));
-  await symlink('../outside/new.txt', join(dir, 'allowed/dangling'));
-  space = await createSpace({ rootDir: dir, capabilities: [CRM, MAIL, files, net], handlers, policies: policies(dir), typecheck: false });
+  project = await makeProject({ 'outside/secret.txt': 'secret' });
+  await mkdir(project.path('allowed/sub'), { recursive: true });
+  await symlink('../outside', project.path('allowed/link-out'));
+  await symlink('../outside/secret.txt', project.path('allowed/link-file'));
+  await symlink('../outside/new.txt', project.path('allowed/dangling'));
+  space = await createSpace({ rootDir: project.dir, capabilities: [CRM, MAIL, files, net], handlers, policies: policies(project.dir), typecheck: false });
 }, 60_000);
 
 afterAll(async () => {
   await space?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** Runs agent code calling `call(value)` for each value; returns each call's error code, or 'ran'. */
@@ -160,17 +157,17 @@ describe('rules that cannot be sidestepped', () => {
     const outside = ['allowed/link-out/secret.txt', 'allowed/link-file', 'allowed/link-out/new.txt', 'allowed/dangling', 'allowed/link-out/../outside/secret.txt'];
     const before = ran.length;
     // Not join(): it would resolve the `..` as text, which is what the rule must not do.
-    const codes = await tryEach(`import { files } from '@capabilities/files';`, 'files.deleteFile({ path: value })', outside.map((p) => `${dir}/${p}`));
+    const codes = await tryEach(`import { files } from '@capabilities/files';`, 'files.deleteFile({ path: value })', outside.map((p) => `${project.dir}/${p}`));
     expect(codes).toEqual(outside.map(() => 'POLICY_DENIED'));
     expect(ran.length).toBe(before);
-    const inside = await tryEach(`import { files } from '@capabilities/files';`, 'files.deleteFile({ path: value })', [join(dir, 'allowed/sub/new.txt')]);
+    const inside = await tryEach(`import { files } from '@capabilities/files';`, 'files.deleteFile({ path: value })', [project.path('allowed/sub/new.txt')]);
     expect(inside).toEqual(['ran']);
   });
 
   it('says why a path that cannot be resolved is denied', async () => {
     const result = await space.run(`
 import { files } from '@capabilities/files';
-try { await files.deleteFile({ path: ${JSON.stringify(join(dir, 'allowed/dangling'))} }); } catch (error) { return (error as CapabilityError).message; }
+try { await files.deleteFile({ path: ${JSON.stringify(project.path('allowed/dangling'))} }); } catch (error) { return (error as CapabilityError).message; }
 `);
     expect(result.ok && result.result).toContain('goes through a symbolic link whose target does not exist');
   });
@@ -178,7 +175,7 @@ try { await files.deleteFile({ path: ${JSON.stringify(join(dir, 'allowed/danglin
 
 describe('rule keys are checked against the space', () => {
   const attempt = (extra: PoliciesConfig) =>
-    createSpace({ rootDir: dir, capabilities: [CRM, files], handlers, typecheck: false, policies: extra }).then(
+    createSpace({ rootDir: project.dir, capabilities: [CRM, files], handlers, typecheck: false, policies: extra }).then(
       async (created) => (await created.close(), undefined),
       (error: unknown) => error,
     );
@@ -207,7 +204,7 @@ describe('rule keys are checked against the space', () => {
     { secrets: ['not a name'] },
     { audit: { keep: -1 } },
   ] as const)('refuses malformed policies %j also when the space brings its own policy hook', async (policies) => {
-    const created = createSpace({ rootDir: dir, capabilities: [CRM, files], handlers, typecheck: false, policies: policies as PoliciesConfig, policy: { decide: () => ({ kind: 'allow' }) } });
+    const created = createSpace({ rootDir: project.dir, capabilities: [CRM, files], handlers, typecheck: false, policies: policies as PoliciesConfig, policy: { decide: () => ({ kind: 'allow' }) } });
     const error = await created.then(
       async (space) => (await space.close(), undefined),
       (e: unknown) => e,

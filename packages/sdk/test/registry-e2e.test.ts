@@ -2,13 +2,13 @@
 // `capabilities: { global: ['@agent-spaces/std', './capabilities/company-sdk'], mcpServers: { slack, github } }` (local
 // stand-in MCP servers), built, and a space listing `['@company/internal-sdk', 'mcp:slack', 'mcp:github']` plus
 // `openapi:<name>`; a name that matches nothing fails with the closest names.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCapabilities, configSources, loadConfig } from '@agent-spaces/compiler';
 import { createSpace, type Space } from '@agent-spaces/sdk';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const fixtureServer = fileURLToPath(new URL('../../../test/fixtures/mcp-tools-server.mjs', import.meta.url));
 const TOOL = (name: string) => ({ name, description: `${name} stand-in`, inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
@@ -35,21 +35,23 @@ const TODOS = {
   paths: { '/todos': { get: { operationId: 'listTodos', responses: { 200: { description: 'ok' } } } } },
 };
 
-let dir: string;
+let project: Project;
 let space: Space;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-registry-'));
-  const sdk = join(dir, 'capabilities/company-sdk');
+  project = await makeProject();
+  const sdk = project.path('capabilities/company-sdk');
   await mkdir(sdk, { recursive: true });
   await writeFile(join(sdk, 'package.json'), JSON.stringify({ name: '@company/internal-sdk', version: '3.0.0', type: 'module', main: 'index.js', types: 'index.d.ts' }));
   await writeFile(join(sdk, 'index.js'), "export const ticketUrl = (id) => `https://tickets.company.test/${encodeURIComponent(id)}`;\n");
   await writeFile(join(sdk, 'index.d.ts'), '/** The link to a ticket. */\nexport declare function ticketUrl(id: string): string;\n');
-  await writeFile(join(dir, 'slack-tools.json'), JSON.stringify([TOOL('post_message')]));
-  await writeFile(join(dir, 'github-tools.json'), JSON.stringify([TOOL('create_issue')]));
-  await writeFile(join(dir, 'todos.openapi.json'), JSON.stringify(TODOS));
-  await writeFile(join(dir, 'agent-spaces.config.ts'), config(dir));
-  const loaded = await loadConfig({ cwd: dir });
+  await project.write({
+    'slack-tools.json': [TOOL('post_message')],
+    'github-tools.json': [TOOL('create_issue')],
+    'todos.openapi.json': TODOS,
+    'agent-spaces.config.ts': config(project.dir),
+  });
+  const loaded = await loadConfig({ cwd: project.dir });
   const report = await buildCapabilities({
     rootDir: loaded.rootDir,
     sources: loaded.config.capabilities,
@@ -62,12 +64,11 @@ beforeAll(async () => {
     ['company-internal-sdk', 'built'],
     ['todos', 'built'],
   ]);
-  space = await createSpace({ rootDir: dir, isolation: 'in-process', capabilities: ['@company/internal-sdk', 'mcp:slack', 'mcp:github', 'openapi:todos'] });
+  space = await createSpace({ rootDir: project.dir, isolation: 'in-process', capabilities: ['@company/internal-sdk', 'mcp:slack', 'mcp:github', 'openapi:todos'] });
 }, 60_000);
 
 afterAll(async () => {
   await space?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe('the seed registry config', () => {
@@ -91,7 +92,7 @@ export default [url, (await slack.postMessage({ text: url })).text, (await githu
       ['@company/internal-skd', '@company/internal-sdk'],
       ['openapi:todo', 'openapi:todos'],
     ] as const) {
-      await expect(createSpace({ rootDir: dir, isolation: 'in-process', capabilities: [name] })).rejects.toMatchObject({
+      await expect(createSpace({ rootDir: project.dir, isolation: 'in-process', capabilities: [name] })).rejects.toMatchObject({
         code: 'CAPABILITY_NOT_FOUND',
         data: { name, closest: expect.arrayContaining([closest]) },
       });
@@ -107,7 +108,7 @@ export default [url, (await slack.postMessage({ text: url })).text, (await githu
       [{ capabilities: { mcpServers: { slack: { args: [] } } } }, '"capabilities" mcpServers: '],
     ];
     for (const [config, message] of cases) {
-      const bad = await mkdtemp(join(dir, 'bad-'));
+      const bad = await mkdtemp(project.path('bad-'));
       await writeFile(join(bad, 'agent-spaces.config.json'), JSON.stringify(config));
       await expect(loadConfig({ cwd: bad })).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining(message) });
     }

@@ -5,13 +5,11 @@
 // keep their host callbacks alive until the isolate collects them or is recycled (8 MiB), so the count swings by up to
 // ≈ 1,700 objects with no trend, which the least of several counts sees through. bench/isolation.mjs measures the same
 // in heap bytes over 10,000 runs.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { queryObjects } from 'node:v8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool } from '@agent-spaces/capabilities';
 import { createSpace, type Space } from '@agent-spaces/sdk';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const WARM_RUNS = 200;
 const RUNS = 3_000;
@@ -28,16 +26,15 @@ const math = defineTool({
   },
 });
 
-let dir: string;
+let project: Project;
 const spaces: Space[] = [];
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-run-retention-'));
+  project = await makeProject();
 });
 
 afterAll(async () => {
   await Promise.all(spaces.map((space) => space.close()));
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** Runs `CODE` `count` times through `target`, each to a result of 3. */
@@ -58,7 +55,7 @@ describe('what the host keeps of finished runs', () => {
   for (const isolation of ['process', 'in-process'] as const) {
     for (const inSession of [false, true]) {
       it(`keeps no object of a finished run, over ${RUNS} more identical runs (${isolation}${inSession ? ', in a session' : ''})`, async () => {
-        const space = await createSpace({ rootDir: dir, isolation, capabilities: [math] });
+        const space = await createSpace({ rootDir: project.dir, isolation, capabilities: [math] });
         spaces.push(space);
         const target = inSession ? space.createSession() : space;
         await runs(target, WARM_RUNS);

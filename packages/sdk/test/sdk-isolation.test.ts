@@ -1,13 +1,11 @@
 // createSpace() runs agent code in sandbox processes by default: a script that kills V8 costs only its own run (and
 // its session), never the host; `isolation: 'in-process'` is the opt-in for trusted code.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool } from '@agent-spaces/capabilities';
 import { createSpace, type Space } from '@agent-spaces/sdk';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
-let dir: string;
+let project: Project;
 let space: Space;
 
 const echo = defineTool({
@@ -16,13 +14,12 @@ const echo = defineTool({
 });
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-sdk-isolation-'));
-  space = await createSpace({ rootDir: dir, capabilities: [echo], typecheck: false, limits: { memoryMb: 32 } });
+  project = await makeProject();
+  space = await createSpace({ rootDir: project.dir, capabilities: [echo], typecheck: false, limits: { memoryMb: 32 } });
 }, 60_000);
 
 afterAll(async () => {
   await space?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 const BOMBS = {
@@ -55,7 +52,7 @@ describe('the default isolation (sandbox processes)', () => {
   }, 30_000);
 
   it("refuses an isolation it does not know, naming the option", async () => {
-    await expect(createSpace({ rootDir: dir, capabilities: [], isolation: 'thread' as never })).rejects.toMatchObject({
+    await expect(createSpace({ rootDir: project.dir, capabilities: [], isolation: 'thread' as never })).rejects.toMatchObject({
       code: 'CONFIG_INVALID',
       data: { field: 'isolation' },
     });

@@ -1,15 +1,14 @@
 // createSpace() end to end: the repo's example capabilities built into a temporary folder, run in the real sandbox.
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, type RunEvent } from '@agent-spaces/capabilities';
 import { buildCapabilities } from '@agent-spaces/compiler';
 import { createSpace, type Space } from '@agent-spaces/sdk';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
-let dir: string;
+let project: Project;
 let outDir: string;
 let space: Space;
 
@@ -23,19 +22,18 @@ const COUNTER = {
 };
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-sdk-'));
-  outDir = join(dir, 'out');
-  await mkdir(join(dir, 'extra'));
-  await writeFile(join(dir, 'extra/counter.json'), JSON.stringify(COUNTER));
+  project = await makeProject();
+  outDir = project.path('out');
+  await mkdir(project.path('extra'));
+  await project.write({ 'extra/counter.json': COUNTER });
   const examples = await buildCapabilities({ rootDir: repo, sources: ['capabilities/train-schedule.ts', 'capabilities/notes.ts'], outDir });
-  const extra = await buildCapabilities({ rootDir: dir, sources: ['extra/counter.json'], outDir: join(dir, 'out2') });
+  const extra = await buildCapabilities({ rootDir: project.dir, sources: ['extra/counter.json'], outDir: project.path('out2') });
   expect([...examples.capabilities, ...extra.capabilities].map((c) => c.status)).toEqual(['built', 'built', 'built']);
-  space = await createSpace({ rootDir: repo, outDir, capabilities: ['train-schedule', 'notes'], std: { fs: { root: join(dir, 'ws'), write: true } } });
+  space = await createSpace({ rootDir: repo, outDir, capabilities: ['train-schedule', 'notes'], std: { fs: { root: project.path('ws'), write: true } } });
 }, 60_000);
 
 afterAll(async () => {
   await space?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 const MORNING = `
@@ -110,7 +108,7 @@ describe('space.run', () => {
       return { rows: csv.parse(await fs.readFile('trips.csv'), { header: true }), outside };
     `);
     expect(result).toMatchObject({ ok: true, result: { rows: [{ id: 'RL101', platform: '1' }], outside: 'ACCESS_DENIED' } });
-    expect(await readFile(join(dir, 'ws/trips.csv'), 'utf8')).toContain('RL101');
+    expect(await readFile(project.path('ws/trips.csv'), 'utf8')).toContain('RL101');
   });
 
   it('refuses a capability that is not built', async () => {
@@ -160,8 +158,8 @@ describe('handlers and inline definitions', () => {
   it('sends calls of a runtime capability to the handlers given to createSpace', async () => {
     let total = 0;
     const counting = await createSpace({
-      rootDir: dir,
-      outDir: join(dir, 'out2'),
+      rootDir: project.dir,
+      outDir: project.path('out2'),
       handlers: { counter: { add: ({ by }: { by: number }) => (total += by) } },
     });
     try {
@@ -185,8 +183,8 @@ describe('handlers and inline definitions', () => {
       },
     });
     const inline = await createSpace({
-      rootDir: dir,
-      outDir: join(dir, 'out2'),
+      rootDir: project.dir,
+      outDir: project.path('out2'),
       capabilities: [greeter, { ...COUNTER, name: 'tally' }],
       handlers: { tally: { add: ({ by }: { by: number }) => by * 2 } },
     });
@@ -207,7 +205,7 @@ describe('handlers and inline definitions', () => {
   });
 
   it('rejects an invalid inline definition, naming the field', async () => {
-    const attempt = createSpace({ rootDir: dir, outDir: join(dir, 'out2'), capabilities: [{ name: 'broken', functions: [{ name: 'f', parameters: { type: 'object', properties: { a: { type: 'strin' } } } }] }] });
+    const attempt = createSpace({ rootDir: project.dir, outDir: project.path('out2'), capabilities: [{ name: 'broken', functions: [{ name: 'f', parameters: { type: 'object', properties: { a: { type: 'strin' } } } }] }] });
     await expect(attempt).rejects.toMatchObject({ code: 'INVALID_DEFINITION', message: expect.stringContaining('capabilities[0]#/functions/0/parameters/properties/a') });
   });
 });

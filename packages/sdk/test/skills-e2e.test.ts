@@ -1,14 +1,14 @@
 // Skills end to end: `skills/<name>.ts` files of a project built into `@capabilities/skills`, called from agent code in
 // the real sandbox with typechecked arguments; a skill broken by a capability change fails the build naming it while
 // the others still build.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildCapabilities } from '@agent-spaces/compiler';
 import { SANDBOX_DECLARATIONS, createSpace } from '@agent-spaces/sdk';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
-let dir: string;
+let project: Project;
 
 const counter = (param: string) => ({
   name: 'counter',
@@ -47,25 +47,20 @@ export async function greet(params: { name: string }): Promise<string> {
 `;
 
 async function build() {
-  return buildCapabilities({ rootDir: dir, sources: ['capabilities/*.json'], sandboxDeclarations: SANDBOX_DECLARATIONS });
+  return buildCapabilities({ rootDir: project.dir, sources: ['capabilities/*.json'], sandboxDeclarations: SANDBOX_DECLARATIONS });
 }
 
 async function spaceOf() {
   let total = 0;
-  return createSpace({ rootDir: dir, isolation: 'in-process', handlers: { counter: { add: ({ by }: { by: number }) => (total += by) } } });
+  return createSpace({ rootDir: project.dir, isolation: 'in-process', handlers: { counter: { add: ({ by }: { by: number }) => (total += by) } } });
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-skills-'));
-  await mkdir(join(dir, 'capabilities'));
-  await mkdir(join(dir, 'skills'));
-  await writeFile(join(dir, 'capabilities/counter.json'), JSON.stringify(counter('by')));
-  await writeFile(join(dir, 'skills/addTwice.ts'), ADD_TWICE);
-  await writeFile(join(dir, 'skills/greet.ts'), GREET);
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  project = await makeProject({
+    'capabilities/counter.json': counter('by'),
+    'skills/addTwice.ts': ADD_TWICE,
+    'skills/greet.ts': GREET,
+  });
 });
 
 describe('skills', () => {
@@ -98,7 +93,7 @@ return skills.addTwice({ by: 'two' });`);
       ['counter', 'unchanged'],
       ['skills', 'unchanged'],
     ]);
-    const forced = await buildCapabilities({ rootDir: dir, sources: ['capabilities/*.json'], sandboxDeclarations: SANDBOX_DECLARATIONS, force: true });
+    const forced = await buildCapabilities({ rootDir: project.dir, sources: ['capabilities/*.json'], sandboxDeclarations: SANDBOX_DECLARATIONS, force: true });
     expect(forced.capabilities.map((c) => [c.id, c.status])).toEqual([
       ['counter', 'built'],
       ['skills', 'built'],
@@ -106,7 +101,7 @@ return skills.addTwice({ by: 'two' });`);
   }, 60_000);
 
   it('fail the build for a skill that no longer typechecks after a capability changed; the others still build', async () => {
-    await writeFile(join(dir, 'capabilities/counter.json'), JSON.stringify(counter('amount')));
+    await project.write({ 'capabilities/counter.json': counter('amount') });
     const report = await build();
     const failed = report.capabilities.filter((c) => c.status === 'failed');
     expect(failed.map((c) => [c.id, c.file])).toEqual([['skills', 'skills/addTwice.ts']]);
@@ -125,12 +120,14 @@ return skills.addTwice({ by: 'two' });`);
   }, 60_000);
 
   it('refuse a file that is not a skill, naming what it must be', async () => {
-    await writeFile(join(dir, 'skills/Bad-name.ts'), GREET);
-    await writeFile(join(dir, 'skills/noDoc.ts'), 'export async function noDoc(params: { a: number }): Promise<number> {\n  return params.a;\n}\n');
-    await writeFile(join(dir, 'skills/sync.ts'), '/** Not async. */\nexport function sync(): number {\n  return 1;\n}\n');
-    await writeFile(join(dir, 'skills/untyped.ts'), '/** No result type. */\nexport async function untyped(params: { a: number }) {\n  return params.a;\n}\n');
-    await writeFile(join(dir, 'skills/other.ts'), '/** Wrong name. */\nexport async function notOther(): Promise<number> {\n  return 1;\n}\n');
-    await mkdir(join(dir, 'skills/folder.ts'));
+    await project.write({
+      'skills/Bad-name.ts': GREET,
+      'skills/noDoc.ts': 'export async function noDoc(params: { a: number }): Promise<number> {\n  return params.a;\n}\n',
+      'skills/sync.ts': '/** Not async. */\nexport function sync(): number {\n  return 1;\n}\n',
+      'skills/untyped.ts': '/** No result type. */\nexport async function untyped(params: { a: number }) {\n  return params.a;\n}\n',
+      'skills/other.ts': '/** Wrong name. */\nexport async function notOther(): Promise<number> {\n  return 1;\n}\n',
+    });
+    await mkdir(project.path('skills/folder.ts'));
     const report = await build();
     expect(report.capabilities.some((c) => c.file.includes('folder'))).toBe(false);
     const messages = Object.fromEntries(report.capabilities.filter((c) => c.status === 'failed').map((c) => [c.file, c.diagnostics[0]!.message]));

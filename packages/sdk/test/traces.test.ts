@@ -1,19 +1,17 @@
 // Trace spans through @opentelemetry/api: a host app that registers an OpenTelemetry SDK gets one span per run and
 // one per capability call (a child of its run), with capability, function, outcome and duration — never params.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBridge } from '@agent-spaces/bridge';
 import { defineTool, type CallMessage } from '@agent-spaces/capabilities';
 import { createSpace, type Space } from '@agent-spaces/sdk';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const SECRET = 'hunter2-do-not-trace';
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-let dir: string;
+let project: Project;
 let space: Space;
 
 const vault = defineTool({
@@ -31,15 +29,14 @@ const vault = defineTool({
 
 beforeAll(async () => {
   trace.setGlobalTracerProvider(provider);
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-traces-'));
-  space = await createSpace({ rootDir: dir, name: 'traced', capabilities: [vault], typecheck: false });
+  project = await makeProject();
+  space = await createSpace({ rootDir: project.dir, name: 'traced', capabilities: [vault], typecheck: false });
 });
 
 afterAll(async () => {
   await space?.close();
   trace.disable();
   await provider.shutdown();
-  await rm(dir, { recursive: true, force: true });
 });
 
 const attributesOf = (span: ReadableSpan) => span.attributes;
