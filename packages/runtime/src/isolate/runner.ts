@@ -61,9 +61,9 @@ export class IsolateRunner {
     return closedDuring(executed, this.#closed, 'SPACE_CLOSED');
   }
 
-  /** A session: one context, in an isolate of its own (a heap of `memoryMb` for all its runs), kept across runs. */
-  createSession(memoryMb = this.#memoryMb): IsolateSession {
-    const session = new IsolateSession(memoryMb, () => this.modules, (s) => this.#sessions.delete(s));
+  /** A session: one context, in an isolate of its own (the plain runs' heap, for all its runs), kept across runs. */
+  createSession(): IsolateSession {
+    const session = new IsolateSession(this.#memoryMb, () => this.modules, (s) => this.#sessions.delete(s));
     this.#sessions.add(session);
     return session;
   }

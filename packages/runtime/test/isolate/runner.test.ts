@@ -31,12 +31,13 @@ describe('a prepared run (as a sandbox process gets it from its parent)', () => 
   });
 
   it('keeps the session’s heap whatever memoryMb the run was prepared with', async () => {
-    const session = runner.createSession(16);
+    const small = new IsolateRunner(16, MODULES);
+    const session = small.createSession();
     try {
       const run = { script: transpile('const hog: number[][] = [];\nwhile (true) hog.push(new Array(10_000).fill(1));'), limits: { ...DEFAULT_LIMITS, memoryMb: 512 } };
       expect(await session.run(async () => ({ run }), routes())).toMatchObject({ ok: false, error: { code: 'MEMORY_LIMIT', data: { limitMb: 16 } } });
     } finally {
-      await session.close();
+      await small.close();
     }
   });
 });
