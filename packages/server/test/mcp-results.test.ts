@@ -1,14 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { buildCapabilities, configSources, loadConfig } from '@agent-spaces/compiler';
 import { createCodeModeServer } from '../src/server.js';
 import { MCP_RESULT_NOTE } from '../src/search.js';
 import { callTool, connectInMemory } from './support/client.js';
 import { createProject, type TestProject } from './support/project.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 /**
  * What an agent reads about MCP results, against the official `everything` server built from a project's
@@ -17,19 +14,17 @@ import { createProject, type TestProject } from './support/project.js';
 
 const serverScript = (pkg: string) => fileURLToPath(new URL(`../../../node_modules/@modelcontextprotocol/${pkg}/dist/index.js`, import.meta.url));
 
-let rootDir: string;
+let project: Project;
 let client: Client;
 let trains: TestProject;
 let trainsClient: Client;
 
 beforeAll(async () => {
-  rootDir = await mkdtemp(join(tmpdir(), 'agent-spaces-mcp-results-'));
   const config = { capabilities: [], mcpServers: { everything: { command: process.execPath, args: [serverScript('server-everything'), 'stdio'] } } };
-  await writeFile(join(rootDir, 'agent-spaces.config.json'), JSON.stringify(config));
-  const loaded = await loadConfig({ cwd: rootDir });
-  const report = await buildCapabilities({ rootDir, sources: [], configSources: configSources(loaded.config) });
+  project = await makeProject({ 'agent-spaces.config.json': config });
+  const report = await project.build();
   expect(report.totals.failed).toBe(0);
-  client = await connectInMemory(createCodeModeServer({ spaces: [{ id: 'mcp', name: 'MCP' }], space: { rootDir } }));
+  client = await connectInMemory(createCodeModeServer({ spaces: [{ id: 'mcp', name: 'MCP' }], space: { rootDir: project.dir } }));
   trains = await createProject();
   trainsClient = await connectInMemory(createCodeModeServer({ spaces: [{ id: 'trains', name: 'Trains' }], space: { rootDir: trains.rootDir } }));
 }, 60_000);
@@ -38,7 +33,6 @@ afterAll(async () => {
   await client?.close();
   await trainsClient?.close();
   await trains?.cleanup();
-  await rm(rootDir, { recursive: true, force: true });
 });
 
 describe('the sentence explaining MCP results', () => {

@@ -1,11 +1,9 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCapabilities } from '@agent-spaces/compiler';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 // `agent-spaces mcp serve --port 0 --auth-token T` (the built CLI) in a child process, driven by the official MCP
 // Inspector CLI as a real client over Streamable HTTP.
@@ -27,7 +25,7 @@ const GREETER = {
   executor: { kind: 'module', module: './greeter.handlers.mjs' },
 };
 
-let dir: string;
+let project: Project;
 let server: ChildProcess;
 let url: string;
 
@@ -43,16 +41,16 @@ async function inspect<T>(...args: string[]): Promise<T> {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-inspector-'));
-  await mkdir(join(dir, 'capabilities'));
-  await writeFile(join(dir, 'capabilities/greeter.json'), JSON.stringify(GREETER));
-  await writeFile(join(dir, 'capabilities/greeter.handlers.mjs'), 'export async function greet({ name }) { return `Hello, ${name}!`; }\n');
-  await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['capabilities/*.json'] }));
-  await buildCapabilities({ rootDir: dir, sources: ['capabilities/*.json'] });
+  project = await makeProject({
+    'capabilities/greeter.json': GREETER,
+    'capabilities/greeter.handlers.mjs': 'export async function greet({ name }) { return `Hello, ${name}!`; }\n',
+    'agent-spaces.config.json': { capabilities: ['capabilities/*.json'] },
+  });
+  await project.build();
   server = spawn(
     process.execPath,
     ['--no-node-snapshot', join(root, 'packages/cli/bin/agent-spaces.js'), 'mcp', 'serve', '--port', '0', '--auth-token', TOKEN],
-    { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
+    { cwd: project.dir, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   url = await new Promise<string>((resolve, reject) => {
     let stderr = '';
@@ -73,7 +71,6 @@ afterAll(async () => {
     await exited;
     clearTimeout(force);
   }
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe('mcp serve with the MCP Inspector CLI', () => {

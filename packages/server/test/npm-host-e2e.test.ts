@@ -3,8 +3,7 @@
 // from agent code through the bridge, under a policy rule and an approval.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapabilitySchemaFile } from '@agent-spaces/capabilities';
@@ -13,6 +12,7 @@ import { buildCapabilities, configSources, loadConfig, type BuildReport } from '
 import { createSpace, type Space } from '@agent-spaces/sdk';
 import { buildCatalog } from '../src/catalog.js';
 import { formatSearch, searchCatalog } from '../src/search.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const TOKEN = 'weather-token-0123456789';
 
@@ -44,7 +44,7 @@ export declare const VERSION: string;
   'types.d.ts': 'export interface Forecast { city: string; days: number; temperatures: number[] }\n',
 };
 
-let dir: string;
+let project: Project;
 let server: Server;
 let report: BuildReport;
 let space: Space;
@@ -63,16 +63,16 @@ beforeAll(async () => {
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   process.env.ACME_WEATHER_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   process.env.ACME_WEATHER_TOKEN = TOKEN;
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-npm-host-'));
+  project = await makeProject();
   for (const [file, text] of Object.entries(PACKAGE)) {
-    await mkdir(join(dir, 'node_modules/@acme/weather'), { recursive: true });
-    await writeFile(join(dir, 'node_modules/@acme/weather', file), text);
+    await mkdir(project.path('node_modules/@acme/weather'), { recursive: true });
+    await writeFile(join(project.dir, 'node_modules/@acme/weather', file), text);
   }
-  await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [{ package: '@acme/weather', mode: 'host' }] }));
-  const { config, rootDir } = await loadConfig({ cwd: dir });
+  await project.write({ 'agent-spaces.config.json': { capabilities: [{ package: '@acme/weather', mode: 'host' }] } });
+  const { config, rootDir } = await loadConfig({ cwd: project.dir });
   report = await buildCapabilities({ rootDir, sources: config.capabilities, outDir: config.outDir, configSources: configSources(config) });
   space = await createSpace({
-    rootDir: dir,
+    rootDir: project.dir,
     isolation: 'in-process',
     policies: {
       rules: { 'acme-weather.alerts.clear': 'ask', 'acme-weather.forecast': [{ when: { city: 'Atlantis' }, then: 'deny' }] },
@@ -90,7 +90,6 @@ afterAll(async () => {
   server?.close();
   delete process.env.ACME_WEATHER_URL;
   delete process.env.ACME_WEATHER_TOKEN;
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe('an npm package in host mode', () => {
@@ -99,7 +98,7 @@ describe('an npm package in host mode', () => {
     expect(report.capabilities[0]!.diagnostics.map((d) => [d.severity, d.message])).toEqual([
       ['warning', 'onUpdate: parameter callback takes a function, which cannot cross the bridge; the function is left out'],
     ]);
-    const schema = readBuiltJson(join(dir, '.agent-spaces/capabilities'), 'acme-weather', 'schema.json') as CapabilitySchemaFile;
+    const schema = readBuiltJson(project.path('.agent-spaces/capabilities'), 'acme-weather', 'schema.json') as CapabilitySchemaFile;
     expect(Object.keys(schema.functions)).toEqual(['forecast', 'alerts.clear', 'alerts.list']);
     expect(schema.functions.forecast!.parameters).toEqual({
       type: 'object',
@@ -135,7 +134,7 @@ export default code;`);
   });
 
   it('lists its functions for search with their own signatures, each named as the space offers it', async () => {
-    const catalog = await buildCatalog(space, { rootDir: dir });
+    const catalog = await buildCatalog(space, { rootDir: project.dir });
     const hits = searchCatalog(catalog, 'clear the alerts of a region');
     expect(hits[0]!.entry).toMatchObject({ module: '@capabilities/acme-weather', path: 'alerts.clear', function: 'alerts.clear' });
     expect(formatSearch('clear the alerts of a region', hits, 'full', 1, catalog)).toMatch(
@@ -148,9 +147,9 @@ export default code;`);
       'export interface Forecast { city: string; days: number; temperatures: number[] }',
     ]);
     // What a space hides is hidden from its search too, a member of an exported object included.
-    const narrow = await createSpace({ rootDir: dir, isolation: 'in-process', hideFunctions: (fn) => fn.function === 'alerts.clear' });
+    const narrow = await createSpace({ rootDir: project.dir, isolation: 'in-process', hideFunctions: (fn) => fn.function === 'alerts.clear' });
     try {
-      expect((await buildCatalog(narrow, { rootDir: dir })).entries.filter((e) => e.module === '@capabilities/acme-weather').map((e) => e.path)).toEqual(['forecast', 'alerts.list']);
+      expect((await buildCatalog(narrow, { rootDir: project.dir })).entries.filter((e) => e.module === '@capabilities/acme-weather').map((e) => e.path)).toEqual(['forecast', 'alerts.list']);
     } finally {
       await narrow.close();
     }

@@ -1,11 +1,11 @@
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { searchWords, type CatalogEntry } from '@agent-spaces/capabilities';
 import { buildCapabilities } from '@agent-spaces/compiler';
 import { buildCatalog, type Catalog } from '../src/catalog.js';
 import { formatSearch, searchCatalog } from '../src/search.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const TRAINS = {
   name: 'trainSchedule',
@@ -68,7 +68,7 @@ export declare const fs: {
 `;
 
 const IDS = ['train-schedule', 'weather'];
-let rootDir: string;
+let project: Project;
 
 /** A space's catalog as the server builds it: `declarations()` as the SDK reads them, `catalog.json` from the build. */
 async function catalogOf(ids = IDS): Promise<Catalog> {
@@ -76,21 +76,14 @@ async function catalogOf(ids = IDS): Promise<Catalog> {
     ['sandbox-globals.d.ts', 'declare const console: { log(...args: unknown[]): void };'],
     ['agent-spaces-std.d.ts', STD],
   ]);
-  for (const id of ids) declarations.set(`${id}.d.ts`, await readFile(join(rootDir, '.agent-spaces/capabilities', id, 'index.d.ts'), 'utf8'));
-  return buildCatalog({ capabilities: ids, declarations: () => declarations }, { rootDir });
+  for (const id of ids) declarations.set(`${id}.d.ts`, await readFile(join(project.dir, '.agent-spaces/capabilities', id, 'index.d.ts'), 'utf8'));
+  return buildCatalog({ capabilities: ids, declarations: () => declarations }, { rootDir: project.dir });
 }
 
 beforeAll(async () => {
-  rootDir = await mkdtemp(join(tmpdir(), 'agent-spaces-search-'));
-  await mkdir(join(rootDir, 'capabilities'));
-  await writeFile(join(rootDir, 'capabilities/train-schedule.json'), JSON.stringify(TRAINS));
-  await writeFile(join(rootDir, 'capabilities/weather.json'), JSON.stringify(WEATHER));
-  const report = await buildCapabilities({ rootDir, sources: ['capabilities/*.json'] });
+  project = await makeProject({ 'capabilities/train-schedule.json': TRAINS, 'capabilities/weather.json': WEATHER });
+  const report = await project.build({ sources: ['capabilities/*.json'] });
   expect(report.totals).toEqual({ built: 2, unchanged: 0, failed: 0 });
-});
-
-afterAll(async () => {
-  await rm(rootDir, { recursive: true, force: true });
 });
 
 /** A catalog entry of `@capabilities/x` with these words only. */
@@ -129,25 +122,25 @@ describe('buildCatalog', () => {
   });
 
   it('reads the entries of a built capability from the catalog.json the compiler wrote, not from its .d.ts', async () => {
-    const file = join(rootDir, '.agent-spaces/capabilities/weather/catalog.json');
+    const file = project.path('.agent-spaces/capabilities/weather/catalog.json');
     const written = JSON.parse(await readFile(file, 'utf8')) as { functions: { summary: string }[] };
     written.functions[0]!.summary = 'Summary from catalog.json.';
     await writeFile(file, JSON.stringify(written));
     try {
       expect((await catalogOf()).entries.find((e) => e.path === 'weather.getWeather')!.summary).toBe('Summary from catalog.json.');
     } finally {
-      await buildCapabilities({ rootDir, sources: ['capabilities/*.json'], force: true });
+      await buildCapabilities({ rootDir: project.dir, sources: ['capabilities/*.json'], force: true });
     }
   });
 
   it('fails with CAPABILITY_STALE, saying to rebuild, for a capability built before catalog.json existed', async () => {
-    const file = join(rootDir, '.agent-spaces/capabilities/weather/catalog.json');
+    const file = project.path('.agent-spaces/capabilities/weather/catalog.json');
     await rm(file);
     try {
       await expect(catalogOf()).rejects.toMatchObject({ code: 'CAPABILITY_STALE', data: { id: 'weather', file } });
       await expect(catalogOf()).rejects.toThrow(/agent-spaces capabilities build --force/);
     } finally {
-      await buildCapabilities({ rootDir, sources: ['capabilities/*.json'], force: true });
+      await buildCapabilities({ rootDir: project.dir, sources: ['capabilities/*.json'], force: true });
     }
   });
 });

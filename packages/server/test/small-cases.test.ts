@@ -1,17 +1,15 @@
 // Stable codes for the small cases of issue 16: cyclic and bigint params, cyclic results, values that cannot be
 // copied, through createSpace() in both isolation modes and through `mcp serve`'s execute tool (real MCP SDK client and
 // server over the SDK's in-memory transport pair). None of them is INTERNAL.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSpace, type Space } from '@agent-spaces/sdk';
 import { createCodeModeServer } from '@agent-spaces/server';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
-let dir: string;
+let project: Project;
 
 const ECHO = {
   name: 'echo',
@@ -35,18 +33,14 @@ const handlers = {
 };
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-small-cases-'));
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  project = await makeProject();
 });
 
 describe.each(['in-process', 'process'] as const)('createSpace, isolation %s', (isolation) => {
   let space: Space;
 
   beforeAll(async () => {
-    space = await createSpace({ rootDir: dir, isolation, capabilities: [ECHO], handlers, typecheck: false });
+    space = await createSpace({ rootDir: project.dir, isolation, capabilities: [ECHO], handlers, typecheck: false });
   }, 60_000);
 
   afterAll(async () => {
@@ -87,7 +81,7 @@ try { await echo.take({ value: a }); } catch (e) { return [e.code, e.message]; }
 
 describe('mcp serve execute', () => {
   it('returns a cyclic result with bigints as JSON, marking the cycle, instead of failing', async () => {
-    const server = createCodeModeServer({ spaces: [{ id: 'plain', name: 'Plain', capabilities: [] }], space: { rootDir: dir } });
+    const server = createCodeModeServer({ spaces: [{ id: 'plain', name: 'Plain', capabilities: [] }], space: { rootDir: project.dir } });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: 'small-cases', version: '1.0.0' });
     await server.connect(serverSide);
