@@ -52,7 +52,7 @@ afterAll(async () => {
   if (server && server.exitCode === null) {
     const exited = new Promise((resolve) => server.once('exit', resolve));
     server.kill('SIGTERM');
-    // Stopping is tested elsewhere (logs.test.ts): here the server only has to be gone.
+    // Stopping is tested elsewhere (logs.e2e.test.ts): here the server only has to be gone.
     const late = setTimeout(() => server.kill('SIGKILL'), 10_000);
     await exited;
     clearTimeout(late);
