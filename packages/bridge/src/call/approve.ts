@@ -6,33 +6,38 @@ import type { CallState } from './state.js';
 import type { CallSteps } from './steps.js';
 
 /**
- * The approval step: applies the policy's `decision` to `pending`. Returns when the call may run, else records why
- * not in `state` and throws (`POLICY_DENIED`, `APPROVAL_DENIED`, `ABORTED`). For `ask`, the request is put on record
- * in the audit log first, then asked through the approval desk, with `approvalRequired` / `approvalResolved` events.
+ * The approval step: applies the policy's `decision` to `pending`. Returns when the call may run (a promise only when
+ * someone is asked), else records why not in `state` and throws (`POLICY_DENIED`, `APPROVAL_DENIED`, `ABORTED`).
  */
-export async function approveCall(steps: CallSteps, decision: PolicyDecision, pending: PendingCall, state: CallState, origin: CallOrigin): Promise<void> {
+export function approveCall(steps: CallSteps, decision: PolicyDecision, pending: PendingCall, state: CallState, origin: CallOrigin): Promise<void> | undefined {
   const by = decision.by ?? 'policy';
   switch (decision.kind) {
     case 'allow':
       state.decision = { kind: 'allow', by };
-      return;
+      return undefined;
     case 'deny':
       state.decision = { kind: 'deny', reason: decision.reason, by };
       throw new AgentSpacesError('POLICY_DENIED', `Policy denied ${label(pending)}: ${decision.reason}`, { reason: decision.reason });
-    case 'ask': {
+    case 'ask':
       state.decision = { kind: 'ask', message: decision.message, approved: false, by };
-      const request = callRequest(steps, pending, decision.message, origin);
-      if (steps.audit && steps.approvals.canAsk(origin.onApproval)) recordPending(steps.audit, request, by);
-      const answer = await ask(steps, request, 'capability', pending.signal, origin);
-      state.decision = { ...state.decision, approved: answer.approved, answeredBy: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) };
-      if (!answer.approved) {
-        const why = answer.reason ?? (answer.by === 'timeout' ? 'it timed out' : `${answer.by} denied it`);
-        throw new AgentSpacesError('APPROVAL_DENIED', `${label(pending)} was not approved: ${why}`, { message: decision.message, by: answer.by });
-      }
-      return;
-    }
+      return askForCall(steps, decision.message, by, pending, state, origin);
     default:
       return assertNever(decision);
+  }
+}
+
+/**
+ * Asks whether `pending` may run: the request is put on record in the audit log first, then asked through the
+ * approval desk, with `approvalRequired` / `approvalResolved` events. Throws `APPROVAL_DENIED` unless approved.
+ */
+async function askForCall(steps: CallSteps, message: string, by: string, pending: PendingCall, state: CallState, origin: CallOrigin): Promise<void> {
+  const request = callRequest(steps, pending, message, origin);
+  if (steps.audit && steps.approvals.canAsk(origin.onApproval)) recordPending(steps.audit, request, by);
+  const answer = await ask(steps, request, 'capability', pending.signal, origin);
+  state.decision = { kind: 'ask', message, by, approved: answer.approved, answeredBy: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) };
+  if (!answer.approved) {
+    const why = answer.reason ?? (answer.by === 'timeout' ? 'it timed out' : `${answer.by} denied it`);
+    throw new AgentSpacesError('APPROVAL_DENIED', `${label(pending)} was not approved: ${why}`, { message, by: answer.by });
   }
 }
 

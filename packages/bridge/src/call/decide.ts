@@ -1,12 +1,14 @@
 import { AgentSpacesError, isAgentSpacesError } from '@agent-spaces/capabilities';
 import type { PendingCall, PolicyDecision, PolicyHook } from '../types.js';
 import { abortedWhileWaiting, errorMessage, label } from './errors.js';
+import { isThenable } from './thenable.js';
 
 /**
- * The policy step: what `policy` decides for `pending`. A policy that throws an `AgentSpacesError` fails the call with
- * it, any other throw with `INTERNAL`; a policy that waits stops waiting (`ABORTED`) when the call's signal aborts.
+ * The policy step: what `policy` decides for `pending` (a promise only when the policy's is). A policy that throws an
+ * `AgentSpacesError` fails the call with it, any other throw with `INTERNAL`; a policy that waits stops waiting
+ * (`ABORTED`) when the call's signal aborts.
  */
-export async function decide(policy: PolicyHook, pending: PendingCall): Promise<PolicyDecision> {
+export function decide(policy: PolicyHook, pending: PendingCall): PolicyDecision | Promise<PolicyDecision> {
   let decision: PolicyDecision | PromiseLike<PolicyDecision>;
   try {
     decision = policy.decide(pending);
@@ -19,10 +21,6 @@ export async function decide(policy: PolicyHook, pending: PendingCall): Promise<
 function policyFailure(error: unknown, pending: PendingCall): AgentSpacesError {
   if (isAgentSpacesError(error)) return error;
   return new AgentSpacesError('INTERNAL', `The policy failed on ${label(pending)}: ${errorMessage(error)}`);
-}
-
-function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /** Resolves like `promise`, or rejects with `ABORTED` as soon as `signal` aborts. */

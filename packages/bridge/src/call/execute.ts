@@ -1,20 +1,8 @@
 import type { CallMessage, HandlerContext, Redactor } from '@agent-spaces/capabilities';
 import { callSink, hostStderr, withOutput, type OutputSink } from '../host-output.js';
-import type { CallOrigin } from '../types.js';
+import type { CallOrigin, PendingCall } from '../types.js';
 import { notify, progressOf } from './events.js';
-import type { CallTarget } from './lookup.js';
 import type { CallState } from './state.js';
-
-/** One call about to execute: its function, validated params, message, id, origin and state. */
-export interface ReadyCall {
-  target: CallTarget;
-  params: Record<string, unknown>;
-  message: CallMessage;
-  callId: string;
-  origin: CallOrigin;
-  state: CallState;
-  signal: AbortSignal;
-}
 
 /**
  * The execute step, and the calls executing now: each runs its function with a context (`progress` events) and its
@@ -30,10 +18,12 @@ export class RunningCalls {
     this.#redactor = redactor;
   }
 
-  /** Runs `call`'s function and resolves with its value (or rejects with what it threw). */
-  async execute(call: ReadyCall): Promise<unknown> {
-    const { target, params, message, callId, origin, state, signal } = call;
-    const { capability, fn } = target;
+  /**
+   * Runs the function of `call` (which passed every step before) and resolves with its value (or rejects with what it
+   * threw); `message`, `origin` and `state` are the call's.
+   */
+  async execute(call: PendingCall, message: CallMessage, origin: CallOrigin, state: CallState): Promise<unknown> {
+    const { id: callId, capability, function: fn, params, signal } = call;
     const context: HandlerContext = { capability: capability.exportName, function: fn.sourceName, signal, progress: progressOf(message, callId, origin, state) };
     state.executing = true;
     const sink = callSink(`host handler ${capability.id}.${fn.name}`, this.#redactor.text, (level, text) => {

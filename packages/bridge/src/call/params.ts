@@ -2,15 +2,21 @@ import { AgentSpacesError, isPlainObject } from '@agent-spaces/capabilities';
 import { compileParamsCheck, paramsCheck, snapshotParams, type ParamIssue, type ParamsCheck } from '../validate.js';
 import { errorMessage } from './errors.js';
 import type { CallTarget } from './lookup.js';
+import { isThenable } from './thenable.js';
 
 /**
  * The validate step: the bridge's private copy of the params (`{}` when absent), checked against the function's
- * schema. Throws `INVALID_PARAMS` listing every issue, or `INTERNAL` when the schema does not compile.
+ * schema (a promise only while the schema compiles, on the function's first call). Throws `INVALID_PARAMS` listing
+ * every issue, or `INTERNAL` when the schema does not compile.
  */
-export async function checkedParams(target: CallTarget, raw: unknown): Promise<Record<string, unknown>> {
+export function checkedParams(target: CallTarget, raw: unknown): Record<string, unknown> | Promise<Record<string, unknown>> {
   const params = copyParams(target, raw);
   const check = target.check ?? makeCheck(target);
-  const issues = (isThenable(check) ? await check : check)(params);
+  return isThenable(check) ? Promise.resolve(check).then((compiled) => checked(target, compiled, params)) : checked(target, check, params);
+}
+
+function checked(target: CallTarget, check: ParamsCheck, params: Record<string, unknown>): Record<string, unknown> {
+  const issues = check(params);
   if (issues) throw invalidParams(target, issues);
   return params;
 }
@@ -55,8 +61,4 @@ function schemaFailure(target: CallTarget): AgentSpacesError {
 function invalidParams(target: CallTarget, issues: ParamIssue[]): AgentSpacesError {
   const text = issues.map((issue) => `params${issue.path}: ${issue.message}`).join('; ');
   return new AgentSpacesError('INVALID_PARAMS', `Invalid params for ${target.capability.id}.${target.fn.name}: ${text}`, { errors: issues });
-}
-
-function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

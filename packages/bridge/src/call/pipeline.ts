@@ -9,6 +9,7 @@ import { lookup } from './lookup.js';
 import { checkedParams } from './params.js';
 import { recordCall } from './record.js';
 import type { CallState } from './state.js';
+import { isThenable } from './thenable.js';
 import type { CallSteps } from './steps.js';
 
 /**
@@ -38,11 +39,14 @@ export async function runCall(steps: CallSteps, callId: string, message: CallMes
 /** The steps that may refuse the call, then its execution: resolves with the function's value, else throws. */
 async function dispatch(steps: CallSteps, callId: string, message: CallMessage, signal: AbortSignal, state: CallState, origin: CallOrigin): Promise<unknown> {
   const target = lookup(steps.table, message);
-  const params = await checkedParams(target, message.params);
+  const checked = checkedParams(target, message.params);
+  const params = isThenable(checked) ? await checked : checked;
   state.params = params;
   const pending: PendingCall = { id: callId, capability: target.capability, function: target.fn, params, signal };
-  await approveCall(steps, await decide(steps.policy, pending), pending, state, origin);
+  const decision = decide(steps.policy, pending);
+  const approval = approveCall(steps, isThenable(decision) ? await decision : decision, pending, state, origin);
+  if (approval) await approval;
   if (steps.limiter) await steps.limiter.acquire(pending);
   if (signal.aborted) throw new AgentSpacesError('ABORTED', 'The run was aborted before the call executed');
-  return steps.running.execute({ target, params, message, callId, origin, state, signal });
+  return await steps.running.execute(pending, message, origin, state);
 }
