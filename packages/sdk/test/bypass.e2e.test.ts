@@ -300,7 +300,7 @@ describe('forged messages at the bridge entry point', () => {
     approvable = () => false;
     const found = await value(`return [typeof space, typeof approvals, typeof resolve];`);
     expect(found).toEqual(['undefined', 'undefined', 'undefined']);
-    expect(space.approvals.resolve('1', { approved: true })).toBe(false);
+    expect(await space.approvals.resolve('1', { approved: true })).toBe(false);
     expect(executed).toEqual([]);
   });
 });
