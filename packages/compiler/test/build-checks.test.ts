@@ -2,19 +2,13 @@
 // whose import exits, hangs or crashes — each fails (or is renamed) with a diagnostic while the rest builds.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '@agent-spaces/capabilities';
 import { buildCapabilities, type BuildReport } from '../src/index.js';
-import { tempProject } from './helpers.js';
-
-const projects: Array<{ cleanup(): Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(projects.splice(0).map((p) => p.cleanup()));
-});
+import { makeProject } from '../../../test/fixtures/project.js';
 
 async function build(files: Record<string, string>, options: { loadTimeoutMs?: number } = {}) {
-  const p = await tempProject(files);
-  projects.push(p);
+  const p = await makeProject(files);
   const report = await buildCapabilities({ rootDir: p.dir, sources: ['capabilities/*'], ...options });
   return { report, read: (path: string) => readFile(join(p.dir, '.agent-spaces/capabilities', path), 'utf8') };
 }

@@ -1,16 +1,11 @@
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CATALOG_VERSION, type CapabilityMeta, type CapabilitySchemaFile } from '@agent-spaces/capabilities';
 import { buildCapabilities, listCapabilities, readDeclarations, type BuildProgress, type BuildReport } from '../src/index.js';
 import { CHECK_COMPILER_OPTIONS } from '../src/check/options.js';
-import { tempProject } from './helpers.js';
-
-const projects: Array<{ cleanup(): Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(projects.splice(0).map((p) => p.cleanup()));
-});
+import { makeProject } from '../../../test/fixtures/project.js';
 
 const weather = {
   name: 'get_weather',
@@ -25,14 +20,13 @@ const notes = {
 };
 
 async function project(files: Record<string, string> = {}) {
-  const p = await tempProject({
+  const p = await makeProject({
     'capabilities/weather.json': JSON.stringify(weather),
     'capabilities/weather.handlers.mjs': 'export async function get_weather({ city }) { return { city }; }\n',
     'capabilities/notes.json': JSON.stringify(notes),
     'capabilities/README.md': '# not a source\n',
     ...files,
   });
-  projects.push(p);
   const out = join(p.dir, '.agent-spaces');
   const build = (options: { force?: boolean; sources?: string[] } = {}) =>
     buildCapabilities({ rootDir: p.dir, sources: options.sources ?? ['capabilities/*'], ...(options.force ? { force: true } : {}) });

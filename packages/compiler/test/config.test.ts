@@ -1,19 +1,16 @@
-import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { isAgentSpacesError } from '@agent-spaces/capabilities';
 import { loadConfig, resolveConfig } from '../src/config/load.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
-const repoNodeModules = resolve(import.meta.dirname, '../../../node_modules');
+let folder: Project;
 let dir: string;
 
-/** A project folder with the given files and the repo's node_modules linked in (so configs can import packages). */
+/** Writes the given files into the test's project folder (the repo's node_modules are linked in, so configs can import packages). */
 async function project(files: Record<string, string>): Promise<string> {
-  for (const [name, content] of Object.entries(files)) {
-    await mkdir(resolve(dir, name, '..'), { recursive: true });
-    await writeFile(join(dir, name), content);
-  }
+  await folder.write(files);
   return dir;
 }
 
@@ -27,11 +24,8 @@ async function loadError(options: Parameters<typeof loadConfig>[0]) {
 }
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'as-config-'));
-  await symlink(repoNodeModules, join(dir, 'node_modules'), 'dir');
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
+  folder = await makeProject({}, { nodeModules: true });
+  dir = folder.dir;
 });
 
 describe('loadConfig formats', () => {

@@ -1,11 +1,10 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import type { CapabilityIR } from '@agent-spaces/capabilities';
 import { readDefineToolSource } from '../src/sources/define-tool.js';
 import type { SourceResult } from '../src/sources/types.js';
 import { sourceContext } from './helpers.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 /** The repository root (its `capabilities/` hold the example sources). */
 export const REPO = resolve(import.meta.dirname, '../../..');
@@ -20,26 +19,20 @@ export interface DefineToolProject {
 
 /** Registers the hooks of a {@link DefineToolProject} for the calling test file. */
 export function useDefineToolProject(): DefineToolProject {
-  let root = '';
+  let project: Project;
   let counter = 0;
   beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'as-define-tool-'));
-    await symlink(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
-  });
-  afterAll(async () => {
-    await rm(root, { recursive: true, force: true });
+    project = await makeProject({}, { nodeModules: true });
   });
   return {
     get root() {
-      return root;
+      return project.dir;
     },
     async read(files, entry = Object.keys(files)[0]!) {
-      const dir = join(root, `case-${++counter}`);
-      for (const [name, content] of Object.entries(files)) {
-        await mkdir(resolve(dir, name, '..'), { recursive: true });
-        await writeFile(join(dir, name), content);
-      }
-      return { ...(await readDefineToolSource(join(dir, entry), sourceContext(root))), dir };
+      const folder = `case-${++counter}`;
+      await project.write(Object.fromEntries(Object.entries(files).map(([name, content]) => [`${folder}/${name}`, content])));
+      const dir = project.path(folder);
+      return { ...(await readDefineToolSource(join(dir, entry), sourceContext(project.dir))), dir };
     },
   };
 }

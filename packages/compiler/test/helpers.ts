@@ -1,21 +1,6 @@
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import type { CapabilityIR, Diagnostic, FunctionIR, ObjectSchema } from '@agent-spaces/capabilities';
 import type { SourceContext } from '../src/sources/types.js';
-
-/** A temp folder holding `files` (path → text); `cleanup()` removes it. */
-export async function tempProject(files: Record<string, string> = {}): Promise<{ dir: string; write(files: Record<string, string>): Promise<void>; cleanup(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'agent-spaces-compiler-'));
-  const write = async (more: Record<string, string>) => {
-    for (const [path, text] of Object.entries(more)) {
-      await mkdir(dirname(join(dir, path)), { recursive: true });
-      await writeFile(join(dir, path), text);
-    }
-  };
-  await write(files);
-  return { dir, write, cleanup: () => rm(dir, { recursive: true, force: true }) };
-}
 
 /** The context a reader gets for a project rooted at `rootDir`. */
 export function sourceContext(rootDir: string): SourceContext {

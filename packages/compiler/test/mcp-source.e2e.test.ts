@@ -1,11 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { discoverAll, hashTools, type McpDiscovery, type McpTool } from '@agent-spaces/mcp';
 import { emitDeclarations } from '../src/emit/declarations.js';
 import { MCP_DECLARATIONS, mcpToCapability, readMcpServer } from '../src/sources/mcp.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const repo = resolve(import.meta.dirname, '../../..');
 const script = (pkg: string) => join(repo, 'node_modules/@modelcontextprotocol', pkg, 'dist/index.js');
@@ -46,14 +46,14 @@ function strictErrors(files: Record<string, string>): string[] {
 }
 
 describe('the four official servers compile to declarations that pass tsc --strict', () => {
-  let dir: string;
+  let project: Project;
   let found: McpDiscovery[];
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'as-mcp-source-'));
+    project = await makeProject();
     const outcomes = await discoverAll({
       everything: { command: process.execPath, args: [script('server-everything'), 'stdio'] },
-      filesystem: { command: process.execPath, args: [script('server-filesystem'), dir] },
-      memory: { command: process.execPath, args: [script('server-memory')], env: { MEMORY_FILE_PATH: join(dir, 'm.jsonl') } },
+      filesystem: { command: process.execPath, args: [script('server-filesystem'), project.dir] },
+      memory: { command: process.execPath, args: [script('server-memory')], env: { MEMORY_FILE_PATH: project.path('m.jsonl') } },
       'sequential-thinking': { command: process.execPath, args: [script('server-sequential-thinking')] },
     });
     found = outcomes.map((o) => {
@@ -61,7 +61,6 @@ describe('the four official servers compile to declarations that pass tsc --stri
       return o.discovery;
     });
   });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('converts every tool, resource and prompt without error diagnostics', () => {
     for (const d of found) {

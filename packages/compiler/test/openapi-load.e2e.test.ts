@@ -1,23 +1,22 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenApiExecutorSpec } from '@agent-spaces/capabilities';
 import { readActionServers, readOpenApiSource, readOpenApiSourceFile } from '../src/sources/openapi/index.js';
 import type { SourceContext } from '../src/sources/types.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const examples = join(resolve(import.meta.dirname, '../../..'), 'node_modules/@readme/oas-examples');
 
-let dir: string;
+let project: Project;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'as-openapi-load-'));
+  project = await makeProject();
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
 function context(extra: Partial<SourceContext> = {}): SourceContext {
-  return { rootDir: dir, outDir: join(dir, 'out'), relative: (file) => relative(dir, file), ...extra };
+  return { rootDir: project.dir, outDir: project.path('out'), relative: (file) => relative(project.dir, file), ...extra };
 }
 
 const ok = { 200: { description: 'OK' } };
@@ -47,7 +46,7 @@ describe('discovery and the spec cache against a real server', () => {
     routes['/'] = { type: 'text/html', body: '<html>home</html>' };
     routes['/api/openapi.json'] = { type: 'application/json', body: spec };
     hits.length = 0;
-    const result = await readOpenApiSource({ name: 'pinger', url }, context({ outDir: join(dir, 'discover-out') }));
+    const result = await readOpenApiSource({ name: 'pinger', url }, context({ outDir: project.path('discover-out') }));
     expect(hits).toEqual(['/openapi.json', '/', '/api/openapi.json']);
     expect(result.spec).toEqual({
       location: `${url}/api/openapi.json`,
@@ -64,16 +63,16 @@ describe('discovery and the spec cache against a real server', () => {
   });
 
   it('fails with SOURCE_NOT_FOUND listing every attempt when no path answers', async () => {
-    const result = await readOpenApiSource({ name: 'x', url: `${url}/nothing` }, context({ outDir: join(dir, 'none-out') }));
+    const result = await readOpenApiSource({ name: 'x', url: `${url}/nothing` }, context({ outDir: project.path('none-out') }));
     expect(result.diagnostics.map((d) => d.code)).toEqual(['SOURCE_NOT_FOUND']);
     expect(result.diagnostics[0]!.message).toContain('/nothing/docs/openapi.json: 404');
   });
 
   it('builds one capability per discoverable server of an action_servers.json', async () => {
     routes['/openapi.json'] = { type: 'application/json', body: spec };
-    const file = join(dir, 'action_servers.json');
+    const file = project.path('action_servers.json');
     await writeFile(file, JSON.stringify({ servers: { shop: { name: 'shop', url, description: 'Shop', auto_discover: true }, old: { name: 'old', url, auto_discover: false } } }));
-    const result = await readOpenApiSourceFile(file, context({ outDir: join(dir, 'servers-out') }));
+    const result = await readOpenApiSourceFile(file, context({ outDir: project.path('servers-out') }));
     delete routes['/openapi.json'];
     expect(result.capabilities.map((c) => [c.id, c.description, c.source.file, c.functions.map((f) => f.name)])).toEqual([['shop', 'Shop', 'action_servers.json', ['ping']]]);
     expect(result.diagnostics.map((d) => [d.severity, d.pointer])).toEqual([['warning', '/servers/old']]);
@@ -81,7 +80,7 @@ describe('discovery and the spec cache against a real server', () => {
 
   it('serves a fresh spec from the cache, refetches with refresh or when stale, falls back to a stale copy offline', async () => {
     routes['/spec.yaml'] = { type: 'application/yaml', body: `openapi: 3.0.3\ninfo: { title: Y, version: '1' }\npaths:\n  /ping:\n    get: { operationId: ping, responses: { '200': { description: OK } } }\n` };
-    const outDir = join(dir, 'cache-out');
+    const outDir = project.path('cache-out');
     const source = { name: 'cached', spec: `${url}/spec.yaml` };
     const fetches = () => hits.filter((h) => h === '/spec.yaml').length;
 
@@ -108,7 +107,7 @@ describe('discovery and the spec cache against a real server', () => {
 
 describe('source files', () => {
   it("reads seed 003's action_servers.json as is", async () => {
-    const file = join(dir, 'action_servers.json');
+    const file = project.path('action_servers.json');
     await writeFile(
       file,
       JSON.stringify({
@@ -128,14 +127,14 @@ describe('source files', () => {
   });
 
   it('builds a capability from <name>.openapi.json, its spec path relative to the file', async () => {
-    await mkdir(join(dir, 'capabilities'), { recursive: true });
-    await writeFile(join(dir, 'capabilities/pets.openapi.json'), JSON.stringify({ spec: '../specs/petstore.yaml', requiresApproval: false }));
-    await mkdir(join(dir, 'specs'), { recursive: true });
-    await writeFile(join(dir, 'specs/petstore.yaml'), await readFile(join(examples, '3.0/yaml/petstore.yaml'), 'utf8'));
-    const pets = await readOpenApiSourceFile(join(dir, 'capabilities/pets.openapi.json'), context());
+    await mkdir(project.path('capabilities'), { recursive: true });
+    await project.write({ 'capabilities/pets.openapi.json': { spec: '../specs/petstore.yaml', requiresApproval: false } });
+    await mkdir(project.path('specs'), { recursive: true });
+    await project.write({ 'specs/petstore.yaml': await readFile(join(examples, '3.0/yaml/petstore.yaml'), 'utf8') });
+    const pets = await readOpenApiSourceFile(project.path('capabilities/pets.openapi.json'), context());
     expect(pets.capabilities.map((c) => [c.id, c.source.file, c.functions.length, c.functions.some((f) => f.requiresApproval)])).toEqual([
       ['pets', 'capabilities/pets.openapi.json', 18, false],
     ]);
-    expect(pets.inputs).toEqual([join(dir, 'capabilities/pets.openapi.json'), join(dir, 'specs/petstore.yaml')]);
+    expect(pets.inputs).toEqual([project.path('capabilities/pets.openapi.json'), project.path('specs/petstore.yaml')]);
   });
 });

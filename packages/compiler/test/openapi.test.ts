@@ -1,31 +1,30 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CapabilityIR, FunctionIR, OpenApiExecutorSpec } from '@agent-spaces/capabilities';
 import { emitDeclarations } from '../src/emit/declarations.js';
 import { readOpenApiSource, type OpenApiSourceConfig } from '../src/sources/openapi/index.js';
 import type { SourceContext } from '../src/sources/types.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const repo = resolve(import.meta.dirname, '../../..');
 const examples = join(repo, 'node_modules/@readme/oas-examples');
 const githubSpec = join(repo, 'node_modules/@octokit/openapi/generated/api.github.com.json');
 
-let dir: string;
+let project: Project;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'as-openapi-'));
+  project = await makeProject();
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
 function context(extra: Partial<SourceContext> = {}): SourceContext {
-  return { rootDir: dir, outDir: join(dir, 'out'), relative: (file) => relative(dir, file), ...extra };
+  return { rootDir: project.dir, outDir: project.path('out'), relative: (file) => relative(project.dir, file), ...extra };
 }
 
 let specs = 0;
 /** Writes an inline spec to a file and reads it as the source `name`. */
 async function read(document: unknown, source: Partial<OpenApiSourceConfig> = {}) {
-  const file = join(dir, `spec-${++specs}.json`);
+  const file = project.path(`spec-${++specs}.json`);
   await writeFile(file, JSON.stringify(document));
   return readOpenApiSource({ name: 'demo', spec: file, ...source }, context());
 }
@@ -102,7 +101,7 @@ export {};`;
   it('a slice of GitHub REST (issues and pulls, circular schemas included)', async () => {
     const github = JSON.parse(await readFile(githubSpec, 'utf8')) as { paths: Record<string, unknown> };
     const paths = Object.fromEntries(Object.entries(github.paths).filter(([path]) => /^\/repos\/\{owner\}\/\{repo\}\/(issues|pulls)(\/\{[a-z_]+\})?$/.test(path)));
-    const file = join(dir, 'github-slice.json');
+    const file = project.path('github-slice.json');
     await writeFile(file, JSON.stringify({ ...github, paths }));
     const result = await readOpenApiSource({ name: 'github', spec: file }, context());
     expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
@@ -350,11 +349,11 @@ describe('bad sources are diagnostics, never throws', () => {
     expect(await codes({})).toEqual(['CONFIG_INVALID']);
     expect(await codes({ url: 'ftp://x' })).toEqual(['CONFIG_INVALID']);
     expect(await codes({ spec: 'missing.json' })).toEqual(['SOURCE_NOT_FOUND']);
-    await writeFile(join(dir, 'not-a-spec.json'), '{"hello": "world"}');
+    await project.write({ 'not-a-spec.json': '{"hello": "world"}' });
     expect(await codes({ spec: 'not-a-spec.json' })).toEqual(['INVALID_DEFINITION']);
-    await writeFile(join(dir, 'broken.yaml'), 'openapi: [unclosed');
+    await project.write({ 'broken.yaml': 'openapi: [unclosed' });
     expect(await codes({ spec: 'broken.yaml' })).toEqual(['INVALID_JSON']);
-    await writeFile(join(dir, 'no-servers.json'), JSON.stringify({ ...oas3({}), servers: undefined }));
+    await project.write({ 'no-servers.json': { ...oas3({}), servers: undefined } });
     expect(await codes({ spec: 'no-servers.json' })).toEqual(['INVALID_DEFINITION']);
     expect(await codes({ spec: 'no-servers.json', baseUrl: 'http://127.0.0.1:9' })).toEqual([]);
   });

@@ -1,14 +1,9 @@
 import { appendFile, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CAPABILITY_FILES } from '@agent-spaces/capabilities';
 import { buildCapabilities, buildFreshness, type BuildReport } from '../src/index.js';
-import { tempProject } from './helpers.js';
-
-const projects: Array<{ cleanup(): Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(projects.splice(0).map((p) => p.cleanup()));
-});
+import { makeProject } from '../../../test/fixtures/project.js';
 
 const counter = (param: string) =>
   JSON.stringify({
@@ -32,8 +27,7 @@ export async function greet(params: { name: string }): Promise<string> {
 `;
 
 async function project(files: Record<string, string>) {
-  const p = await tempProject(files);
-  projects.push(p);
+  const p = await makeProject(files);
   const build = () => buildCapabilities({ rootDir: p.dir, sources: ['capabilities/*.json'] });
   return { ...p, build, out: join(p.dir, '.agent-spaces') };
 }

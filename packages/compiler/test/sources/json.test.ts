@@ -1,18 +1,13 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readJsonSource } from '../../src/sources/json.js';
 import { findJsonSyntaxError } from '../../src/sources/json-syntax.js';
-import { codes, sourceContext, tempProject } from '../helpers.js';
-
-const projects: Array<{ cleanup(): Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(projects.splice(0).map((p) => p.cleanup()));
-});
+import { makeProject } from '../../../../test/fixtures/project.js';
+import { codes, sourceContext } from '../helpers.js';
 
 /** Reads `capabilities/<name>` from a temp project holding `files`. */
 async function read(name: string, files: Record<string, string>) {
-  const project = await tempProject(files);
-  projects.push(project);
+  const project = await makeProject(files);
   return readJsonSource(join(project.dir, 'capabilities', name), sourceContext(project.dir));
 }
 

@@ -1,15 +1,11 @@
 // The catalog of an npm package capability, read from the package's own declarations by the npm source: what search
 // shows for each function in `sandbox` and `host` mode; and how a package esbuild cannot bundle is reported.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CatalogFunction } from '@agent-spaces/capabilities';
 import { toNpmSource } from '../../src/sources/npm/config.js';
 import { readNpmSource } from '../../src/sources/npm/source.js';
-import { sourceContext, tempProject } from '../helpers.js';
-
-const projects: Array<{ cleanup(): Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(projects.splice(0).map((p) => p.cleanup()));
-});
+import { makeProject } from '../../../../test/fixtures/project.js';
+import { sourceContext } from '../helpers.js';
 
 /** A package `name` in `node_modules` with `index.d.ts` (and more `.d.ts` files) and `index.js`. */
 function pkg(name: string, declarations: Record<string, string>, js = JS, description?: string): Record<string, string> {
@@ -23,8 +19,7 @@ function pkg(name: string, declarations: Record<string, string>, js = JS, descri
 
 /** Reads the package entry `entry` of a temp project holding `files`; with the catalog's functions by path. */
 async function read(entry: Parameters<typeof toNpmSource>[0], files: Record<string, string>) {
-  const project = await tempProject(files);
-  projects.push(project);
+  const project = await makeProject(files);
   const result = await readNpmSource(toNpmSource(entry, project.dir), { ...sourceContext(project.dir), refresh: true });
   const catalog = result.capabilities[0]?.module?.catalog;
   const byPath = new Map<string, CatalogFunction>(catalog?.functions.map((f) => [f.path, f]));

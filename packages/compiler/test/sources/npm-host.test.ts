@@ -1,20 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CAPABILITY_FILES } from '@agent-spaces/capabilities';
 import { buildCapabilities, configSources, loadConfig } from '../../src/index.js';
-import { tempProject } from '../helpers.js';
-
-const projects: Array<{ cleanup(): Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(projects.splice(0).map((p) => p.cleanup()));
-});
+import { makeProject } from '../../../../test/fixtures/project.js';
 
 describe('a host-mode npm package', () => {
   it('is bundled as every host module is: a native addon (.node) stays an import by absolute path', async () => {
     const pkg = 'node_modules/native-pkg';
-    const p = await tempProject({
+    const p = await makeProject({
       [`${pkg}/package.json`]: JSON.stringify({ name: 'native-pkg', version: '1.0.0', main: 'index.js', types: 'index.d.ts' }),
       [`${pkg}/index.js`]: "let native = null;\ntry { native = require('./build/addon.node'); } catch {}\nexports.hasNative = async () => native !== null;\n",
       [`${pkg}/index.d.ts`]: '/** Whether the native addon loaded. */\nexport declare function hasNative(): Promise<boolean>;\n',
@@ -22,7 +17,6 @@ describe('a host-mode npm package', () => {
       [`${pkg}/build/addon.node`]: 'not an addon',
       'agent-spaces.config.json': JSON.stringify({ capabilities: [{ package: 'native-pkg', mode: 'host' }] }),
     });
-    projects.push(p);
     const { config, rootDir } = await loadConfig({ cwd: p.dir });
     const report = await buildCapabilities({ rootDir, sources: config.capabilities, outDir: config.outDir, configSources: configSources(config) });
     expect(report.capabilities.map((c) => [c.id, c.status, c.diagnostics.map((d) => d.message)])).toEqual([['native-pkg', 'built', []]]);
