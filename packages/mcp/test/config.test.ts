@@ -1,15 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expandServerConfig, findMcpJson, loadMcpEnv, parseDotEnv, parseMcpServers, readMcpJson } from '../src/index.js';
-import { tempDir } from './servers.js';
+import { makeProject } from '../../../test/fixtures/project.js';
 
 let dir: string;
-let removeDir: () => Promise<void>;
 beforeAll(async () => {
-  ({ dir, remove: removeDir } = await tempDir());
+  ({ dir } = await makeProject());
 });
-afterAll(() => removeDir());
 
 function thrown(fn: () => unknown): { code: string; message: string; data: Record<string, unknown> } {
   try {

@@ -1,18 +1,17 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discover, discoverAll, hashTools, type McpDiscovery } from '../src/index.js';
-import { fixture, freePort, officialServers, startHttpEverything, tempDir } from './servers.js';
+import { makeProject } from '../../../test/fixtures/project.js';
+import { fixture, freePort, officialServers, startHttpEverything } from './servers.js';
 
 let dir: string;
-let removeDir: () => Promise<void>;
 const stopServers: Array<() => void> = [];
 
 beforeAll(async () => {
-  ({ dir, remove: removeDir } = await tempDir());
+  ({ dir } = await makeProject());
 });
 afterAll(async () => {
   for (const stop of stopServers) stop();
-  await removeDir();
 });
 
 /** Rejection of `promise` as `{ code, data }`. */

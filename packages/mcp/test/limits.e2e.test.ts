@@ -7,16 +7,16 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandlerContext } from '@agent-spaces/capabilities';
 import { McpClientPool, createMcpExecutor } from '../src/index.js';
-import { officialServers, tempDir } from './servers.js';
+import { makeProject } from '../../../test/fixtures/project.js';
+import { officialServers } from './servers.js';
 
 let dir: string;
-let removeDir: () => Promise<void>;
 let pool: McpClientPool;
 let files: Server;
 let blobUrl: string;
 
 beforeAll(async () => {
-  ({ dir, remove: removeDir } = await tempDir());
+  ({ dir } = await makeProject());
   pool = new McpClientPool({ everything: officialServers(dir).everything });
   // 9 MB of random bytes: under the server's own fetch limit (10 MB), and about 12 MB once gzipped and in base64.
   const blob = randomBytes(9_000_000);
@@ -28,7 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await pool.close();
   await new Promise((resolve) => files.close(resolve));
-  await removeDir();
 });
 
 const context = (): HandlerContext => ({ capability: 'mcp-everything', function: 'tool', signal: new AbortController().signal, progress: () => undefined });

@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpClientPool, createMcpExecutor, discover, promptSourceName } from '../src/index.js';
 import type { ProgressUpdate } from '@agent-spaces/capabilities';
-import { fixture, officialServers, startHttpEverything, tempDir } from './servers.js';
+import { makeProject } from '../../../test/fixtures/project.js';
+import { fixture, officialServers, startHttpEverything } from './servers.js';
 
 let dir: string;
-let removeDir: () => Promise<void>;
 let pool: McpClientPool;
 
 beforeAll(async () => {
-  ({ dir, remove: removeDir } = await tempDir());
+  ({ dir } = await makeProject());
   pool = new McpClientPool({
     ...officialServers(dir),
     paged: { command: process.execPath, args: [fixture('paged-server.mjs')], env: { CANCEL_MARKER: join(dir, 'cancelled.txt') } },
@@ -19,7 +19,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await pool.close();
-  await removeDir();
 });
 
 async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string; data: Record<string, unknown> }> {

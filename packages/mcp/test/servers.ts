@@ -1,7 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpStdioServerConfig } from '../src/index.js';
@@ -28,12 +26,6 @@ export function officialServers(dir: string): Record<'everything' | 'filesystem'
     memory: { command: process.execPath, args: [serverScript('server-memory')], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } },
     thinking: { command: process.execPath, args: [serverScript('server-sequential-thinking')] },
   };
-}
-
-/** A new temporary folder and a function removing it. */
-export async function tempDir(): Promise<{ dir: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'agent-spaces-mcp-'));
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */

@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { CallOutcome, WireError } from '@agent-spaces/capabilities';
 import { createBridge, type Bridge } from '@agent-spaces/bridge';
 import { expect } from 'vitest';
@@ -24,12 +21,6 @@ export function valueOf(outcome: CallOutcome): unknown {
 export function errorOf(outcome: CallOutcome): WireError {
   if (outcome.ok) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
   return outcome.error;
-}
-
-/** A fresh temp folder and its cleanup. */
-export async function tempDir(prefix: string): Promise<{ dir: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
 /** The `StdError` that `fn` throws (fails the test when it throws nothing or something else). */

@@ -8,16 +8,16 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STD_DTS, STD_MODULE_SOURCE } from '../src/index.js';
 import { buildStdModuleSource } from '../src/module-source.js';
-import { stdBridge, tempDir } from './helpers.js';
+import { makeProject } from '../../../test/fixtures/project.js';
+import { stdBridge } from './helpers.js';
 
 const sandboxDir = fileURLToPath(new URL('../src/sandbox/', import.meta.url));
 
 let dir: string;
-let remove: () => Promise<void>;
 let server: Server;
 let base: string;
 beforeAll(async () => {
-  ({ dir, remove } = await tempDir('std-module-'));
+  ({ dir } = await makeProject());
   server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
@@ -28,7 +28,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  await remove();
 });
 
 describe('STD_MODULE_SOURCE', () => {

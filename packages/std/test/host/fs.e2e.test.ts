@@ -1,24 +1,21 @@
 import { spawn } from 'node:child_process';
 import { link, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { errorOf, stdBridge, tempDir, valueOf } from '../helpers.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { makeProject } from '../../../../test/fixtures/project.js';
+import { errorOf, stdBridge, valueOf } from '../helpers.js';
 
 let base: string;
 let workspace: string;
 let outside: string;
-let remove: () => Promise<void>;
 let call: ReturnType<typeof stdBridge>['call'];
 
 beforeEach(async () => {
-  ({ dir: base, remove } = await tempDir('std-fs-'));
+  ({ dir: base } = await makeProject({ 'outside/secret.txt': 'top secret' }));
   workspace = join(base, 'workspace');
   outside = join(base, 'outside');
-  await mkdir(outside);
-  await writeFile(join(outside, 'secret.txt'), 'top secret');
   ({ call } = stdBridge({ workspaceDir: workspace, write: true }));
 });
-afterEach(() => remove());
 
 describe('fs inside the workspace', () => {
   it('creates the workspace on first use and writes, appends, reads and lists files', async () => {
