@@ -77,6 +77,7 @@ export interface AuditArchive {
 export class FileAuditArchive implements AuditArchive {
   readonly #dir: string;
 
+  /** The archive of the project whose build output is `outDir` (its logs are in `<outDir>/audit/`). */
   constructor(readonly outDir: string) {
     this.#dir = join(outDir, 'audit');
   }

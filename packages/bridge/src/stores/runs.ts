@@ -76,6 +76,7 @@ export class MemoryRunStore implements RunStore {
   readonly #ended: string[] = [];
   readonly #keepEnded: number;
 
+  /** `keepEnded`: how many ended runs stay readable (default 0). */
   constructor(options: { keepEnded?: number } = {}) {
     this.#keepEnded = options.keepEnded ?? 0;
   }
