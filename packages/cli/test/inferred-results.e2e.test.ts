@@ -3,15 +3,15 @@
 // types the function's result from them, agent code using the data typechecks and a misuse is refused on its line.
 // An inferred type never fails a call; recording is opt-out. Tools that declare an output schema (the memory and
 // filesystem servers declare one for every tool) are typed from it and never recorded.
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { observedFile, readObserved } from '@agent-spaces/capabilities';
 import { buildCapabilities, configSources, loadConfig } from '@agent-spaces/compiler';
 import { createSpace, type RunResult } from '@agent-spaces/sdk';
 import { runCli } from '../../../test/fixtures/cli.js';
+import { makeProject } from '../../../test/fixtures/project.js';
 
 const serverScript = (pkg: string) => fileURLToPath(new URL(`../../../node_modules/@modelcontextprotocol/${pkg}/dist/index.js`, import.meta.url));
 const SECRET = 'inferred-results-secret-5521';
@@ -40,17 +40,14 @@ async function run(code: string, options: { recordResults?: boolean } = {}): Pro
 const getEnv = "import { everything } from '@capabilities/mcp-everything';\nconst r = await everything.getEnv();\n";
 
 beforeAll(async () => {
-  rootDir = await mkdtemp(join(tmpdir(), 'agent-spaces-inferred-'));
-  outDir = join(rootDir, '.agent-spaces');
   const config = {
     capabilities: [],
     mcpServers: { everything: { command: process.execPath, args: [serverScript('server-everything'), 'stdio'], env: { INFERRED_TOKEN: SECRET } } },
   };
-  await writeFile(join(rootDir, 'agent-spaces.config.json'), JSON.stringify(config));
+  ({ dir: rootDir } = await makeProject({ 'agent-spaces.config.json': config }));
+  outDir = join(rootDir, '.agent-spaces');
   await build();
 }, 60_000);
-
-afterAll(() => rm(rootDir, { recursive: true, force: true }));
 
 describe('typed results inferred from recorded calls', () => {
   it('types a JSON-text tool McpToolResult with unknown data until results were seen', async () => {
@@ -154,7 +151,7 @@ describe('tools that declare an output schema (memory, filesystem)', () => {
   let dts: Record<string, string>;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'agent-spaces-declared-'));
+    ({ dir } = await makeProject());
     const mcpServers = {
       memory: { command: process.execPath, args: [serverScript('server-memory')], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } },
       filesystem: { command: process.execPath, args: [serverScript('server-filesystem'), dir] },
@@ -165,8 +162,6 @@ describe('tools that declare an output schema (memory, filesystem)', () => {
     const read = (id: string) => readFile(join(dir, '.agent-spaces/capabilities', id, 'index.d.ts'), 'utf8');
     dts = { memory: await read('mcp-memory'), filesystem: await read('mcp-filesystem') };
   }, 60_000);
-
-  afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('types results from the declared schema, records none of them, and refuses a misuse on its line', async () => {
     expect(dts.memory).toMatch(/readGraph\(\): Promise<ReadGraphResult>;/);
@@ -206,7 +201,7 @@ describe('a tool whose results have data only sometimes', () => {
   const lookup = "import { lookup } from '@capabilities/mcp-lookup';\n";
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'agent-spaces-sometimes-'));
+    ({ dir } = await makeProject());
     // The fixture's `env` tool answers with the value of the variable named: JSON for one, plain text for the other.
     const tools = [{ name: 'env', description: 'Reads an environment variable', inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }];
     await writeFile(join(dir, 'tools.json'), JSON.stringify(tools));
@@ -215,8 +210,6 @@ describe('a tool whose results have data only sometimes', () => {
     await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: [], mcpServers: { lookup: { command: process.execPath, args: [server], env } } }));
     await build();
   }, 60_000);
-
-  afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('types data as possibly absent once a result had none, so code must check it', async () => {
     const space = await createSpace({ rootDir: dir, policies: { audit: false } });

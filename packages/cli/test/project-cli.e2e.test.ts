@@ -2,37 +2,26 @@
 // node_modules links to the repository's, as an install would provide the packages): init, build, run, doctor, watch.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_BIN, runCli, runCliInTerminal } from '../../../test/fixtures/cli.js';
+import { makeProject } from '../../../test/fixtures/project.js';
 
-const REPO_MODULES = join(import.meta.dirname, '../../../node_modules');
-const made: string[] = [];
-
-/** A fresh empty folder, removed after the tests. */
+/** A fresh empty folder (test/fixtures/project.ts removes it). */
 async function emptyApp(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'agent-spaces-app-'));
-  made.push(dir);
-  return dir;
+  return (await makeProject()).dir;
 }
 
 /** A fresh folder with the packages available, as after `npm install`. */
 async function freshApp(): Promise<string> {
-  const dir = await emptyApp();
-  await symlink(REPO_MODULES, join(dir, 'node_modules'), 'dir');
-  return dir;
+  return (await makeProject({}, { nodeModules: true })).dir;
 }
 
 let app: string;
 
 beforeAll(async () => {
   app = await freshApp();
-});
-
-afterAll(async () => {
-  await Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
 describe('agent-spaces init', () => {

@@ -3,8 +3,7 @@
 // read the project read-only, and are refused without the key.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { loadConfig } from '@agent-spaces/compiler';
 import { createSpace } from '@agent-spaces/sdk';
 import { runCli } from '../../../test/fixtures/cli.js';
+import { makeProject } from '../../../test/fixtures/project.js';
 import { callTool, newClient } from '../../server/test/support/client.js';
 import { tsNodeArgs } from '../../server/test/support/child.js';
 
@@ -28,18 +28,14 @@ export default {
 
 let server: Server;
 let script: string;
-let root: string;
 let allowed: string;
 let closed: string;
 
 /** A project folder holding `note.txt`, the script and a config with `config` as its body. */
-async function project(name: string, config: Record<string, unknown>): Promise<string> {
-  const dir = join(root, name);
-  await mkdir(join(dir, '.agent-spaces/capabilities'), { recursive: true });
-  await writeFile(join(dir, 'note.txt'), 'from the project');
-  await writeFile(join(dir, 'agent.ts'), script);
-  await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify(config));
-  return dir;
+async function project(config: Record<string, unknown>): Promise<string> {
+  const made = await makeProject({ 'note.txt': 'from the project', 'agent.ts': script, 'agent-spaces.config.json': config });
+  await mkdir(made.path('.agent-spaces/capabilities'), { recursive: true });
+  return made.dir;
 }
 
 beforeAll(async () => {
@@ -47,18 +43,16 @@ beforeAll(async () => {
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const port = (server.address() as AddressInfo).port;
   script = SCRIPT.replaceAll('PORT', String(port));
-  root = await mkdtemp(join(tmpdir(), 'agent-spaces-std-config-'));
-  allowed = await project('allowed', {
+  allowed = await project({
     capabilities: [],
     std: { http: { allowHosts: [`127.0.0.1:${port}`], methods: ['GET'] }, fs: { root: '.', write: false } },
     policies: { rules: { 'std.http.request': [{ when: { url: { endsWith: '/secret' } }, then: 'deny' }] } },
   });
-  closed = await project('closed', { capabilities: [] });
+  closed = await project({ capabilities: [] });
 });
 
 afterAll(async () => {
   server?.close();
-  await rm(root, { recursive: true, force: true });
 });
 
 const ALLOWED_RESULT = { hello: 'hi from 127.0.0.1', secret: 'POLICY_DENIED', post: 'ACCESS_DENIED', note: 'from the project', write: 'ACCESS_DENIED' };
@@ -121,8 +115,7 @@ describe('std settings from the config file', () => {
       [['http'], 'std must be an object'],
     ];
     for (const [std, message] of cases) {
-      const dir = await mkdtemp(join(root, 'bad-'));
-      await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ std }));
+      const { dir } = await makeProject({ 'agent-spaces.config.json': { std } });
       await expect(loadConfig({ cwd: dir })).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining(message) });
     }
   });
