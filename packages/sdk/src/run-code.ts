@@ -1,5 +1,5 @@
 import { oversizedSource, toWireError, type HostPort, type RunEvent, type RunEventInput, type WireError } from '@agent-spaces/capabilities';
-import { isoNow, type Bridge, type CallEvent, type CallOrigin, type RunStore } from '@agent-spaces/bridge';
+import type { Bridge, CallEvent, CallOrigin, RunStore } from '@agent-spaces/bridge';
 import type { RunOutcome, RunOptions as SandboxRunOptions } from '@agent-spaces/runtime';
 import { paramsBudget } from './budget.js';
 import { Run, type RunLog, type RunResult } from './run.js';
@@ -65,8 +65,9 @@ async function runCode(code: string, options: RunOptions, emit: (event: RunEvent
   const record = (input: RunEventInput) => events.push(emit(bounded(input)));
   const { sessionId } = context;
   record({ type: 'runStarted', ...(sessionId ? { sessionId } : {}) });
-  const runId = events[0]!.runId;
-  const ledger = new RunLedger(context.runs, { id: runId, space: context.space, script: code, startedAt: isoNow(), ...(options.owner !== undefined ? { owner: options.owner } : {}), ...(sessionId ? { sessionId } : {}) });
+  const { runId, timestamp: startedAt } = events[0]!;
+  const owner = options.owner !== undefined ? { owner: options.owner } : {};
+  const ledger = new RunLedger(context.runs, { id: runId, space: context.space, script: code, startedAt, ...owner, ...(sessionId ? { sessionId } : {}) });
   const runTrace = startRunSpan({ runId, space: context.space, ...(sessionId ? { sessionId } : {}) });
   // Console output of host code run for the run's calls: run logs too, beside the sandbox's.
   const hostLogs: RunLog[] = [];
