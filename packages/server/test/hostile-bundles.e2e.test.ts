@@ -4,7 +4,7 @@
 // the same skill written by hand fails the build alone. A sandbox-mode npm package that reads outside its folder and
 // its dependencies' is refused at build. Every answer, build report and built file is searched for the secrets.
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,6 +14,7 @@ import { SANDBOX_DECLARATIONS, createSpace } from '@agent-spaces/sdk';
 import { callTool } from './support/client.js';
 import { createProject, type TestProject } from './support/project.js';
 import { McpServe } from '../../../test/fixtures/mcp-serve.js';
+import { makeProject } from '../../../test/fixtures/project.js';
 
 const ENV_SECRET = 'env-secret-of-the-server-8c41d7';
 const FILE_SECRET = 'file-secret-outside-the-project-2e95a0';
@@ -124,7 +125,7 @@ describe('skills over mcp serve read nothing but their own code', () => {
 
 describe('hand-written skills that read host files fail the build alone', () => {
   it('reports each with IMPORT_REFUSED naming the import; the good skill builds and runs; nothing was read', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'agent-spaces-hostile-build-'));
+    const { dir } = await makeProject();
     process.env.HOSTILE_ENV_SECRET = ENV_SECRET;
     try {
       await mkdir(join(dir, 'skills'), { recursive: true });
@@ -147,7 +148,6 @@ describe('hand-written skills that read host files fail the build alone', () => 
       }
     } finally {
       delete process.env.HOSTILE_ENV_SECRET;
-      await rm(dir, { recursive: true, force: true });
     }
   }, 90_000);
 });
@@ -171,10 +171,8 @@ describe('sandbox-mode npm packages read only their own folder and their depende
   let dir: string;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'agent-spaces-hostile-npm-'));
     // A file of the project, outside every package folder.
-    await mkdir(join(dir, 'outside'));
-    await writeFile(join(dir, 'outside/x.js'), `export const o = '${FILE_SECRET}';\n`);
+    ({ dir } = await makeProject({ 'outside/x.js': `export const o = '${FILE_SECRET}';\n` }));
     const leak = (imports: string, value = 'x') => ({ 'index.js': `${imports}\nexport const leak = () => String(${value});\n` });
     await localPackage(dir, 'reads-passwd', leak("import x from '/etc/passwd' with { type: 'text' };"));
     await localPackage(dir, 'reads-environ', leak("import x from '/proc/self/environ' with { type: 'text' };"));
@@ -192,10 +190,6 @@ describe('sandbox-mode npm packages read only their own folder and their depende
     await localPackage(dir, 'helper', { 'index.js': "export const help = () => 'helped';\n" });
     await localPackage(dir, 'uses-helper', leak("import { help } from 'helper';", 'help()'), { dependencies: { helper: '1.0.0' } });
   }, 60_000);
-
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
 
   async function build(capabilities: string[]) {
     await writeFile(join(dir, 'agent-spaces.config.json'), JSON.stringify({ capabilities }));

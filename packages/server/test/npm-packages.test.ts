@@ -12,6 +12,7 @@ import { readBuiltFile, readBuiltJson } from '@agent-spaces/bridge/output';
 import { buildCapabilities, configSources, loadConfig } from '@agent-spaces/compiler';
 import { createSpace, type Space } from '@agent-spaces/sdk';
 import { createCodeModeServer } from '@agent-spaces/server';
+import { makeProject } from '../../../test/fixtures/project.js';
 import { callTool, connectInMemory } from './support/client.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -36,7 +37,7 @@ async function build(capabilities: unknown[]) {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'agent-spaces-npm-'));
+  ({ dir } = await makeProject());
   await mkdir(join(dir, 'node_modules'));
   await symlink(join(repo, 'node_modules/change-case'), join(dir, 'node_modules/change-case'));
   await localPackage('needs-fs', {
@@ -59,7 +60,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await space?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe('an npm package in sandbox mode', () => {
