@@ -75,6 +75,15 @@ const boundaries = [
       never(['../parent', '../../script', '../../sandbox.js', 'esbuild', 'acorn'], 'the child side executes prepared runs: it never imports the parent side or script/'),
     ],
   },
+  // runtime: "isolate/ executes prepared runs, in the host and in the child alike: it prepares nothing (script/ as types only)".
+  {
+    name: 'runtime-isolate',
+    files: ['packages/runtime/src/isolate/**'],
+    patterns: [
+      never(['../process', '../sandbox.js', 'esbuild', 'acorn'], 'isolate/ is bundled into the sandbox process: it never imports the process sides or the in-process Sandbox'),
+      { ...never(['../script'], 'isolate/ executes prepared runs: it imports script/ as types only'), allowTypeImports: true },
+    ],
+  },
   // bridge: "capabilities, mcp, ajv"; the root of mcp (the MCP SDK) only lazily, as the sdk's entry imports the bridge.
   {
     name: 'bridge',
