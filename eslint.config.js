@@ -35,7 +35,7 @@ const boundaries = [
   {
     name: 'capabilities-io',
     files: ['packages/capabilities/src/**'],
-    ignores: ['packages/capabilities/src/cache-module.ts', 'packages/capabilities/src/deprecated-output.ts'],
+    ignores: ['packages/capabilities/src/cache-module.ts'],
     patterns: [
       {
         regex: '^(node:)?(fs|child_process|net|http|https|http2|dgram|worker_threads|cluster|timers)(/.*)?$',

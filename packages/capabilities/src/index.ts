@@ -138,16 +138,6 @@ export {
 export { moduleEntry, type ModuleEntryOptions } from './cache-module.js';
 export { OBSERVED_VERSION, mergeShapes, observedFile, shapeOf, type ObservedFile, type ObservedTool, type ShapeSchema } from './observed.js';
 export { closestNames } from './closest-names.js';
-/** @deprecated Moved to `@agent-spaces/bridge/output`; kept until packages/sdk/src imports them from there. */
-export {
-  ResultRecorder,
-  listBuiltCapabilities,
-  readBuiltFile,
-  readBuiltJson,
-  readCatalog,
-  readObserved,
-  resolveCapabilityNames,
-} from './deprecated-output.js';
 export { payloadBytes } from './payload.js';
 export { checkJsonParams, escapePointer, jsonProblem, jsonText } from './json-text.js';
 export { readResponseBody } from './response-body.js';

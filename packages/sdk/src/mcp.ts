@@ -1,4 +1,5 @@
-import { AgentSpacesError, CAPABILITY_FILES, readBuiltJson, type McpServers } from '@agent-spaces/capabilities';
+import { AgentSpacesError, type McpServers } from '@agent-spaces/capabilities';
+import { readBuiltMeta } from '@agent-spaces/bridge/output';
 import type { McpClientPool, McpEnv } from '@agent-spaces/mcp';
 
 /** A space's MCP client pool and where its servers' configs and `${VAR}` values come from. */
@@ -61,14 +62,13 @@ export async function createSpaceMcp(capabilitiesDir: string, ids: readonly stri
 
 /** The MCP server a built capability calls, from its `meta.json` (undefined for other executors). */
 function mcpServerOf(capabilitiesDir: string, id: string): string | undefined {
-  let meta: unknown;
+  let executor;
   try {
-    meta = readBuiltJson(capabilitiesDir, id, CAPABILITY_FILES.meta);
+    ({ executor } = readBuiltMeta(capabilitiesDir, id));
   } catch {
     return undefined; // loadCapabilities reports the missing or corrupt file, naming it
   }
-  const executor = (meta as { executor?: { kind?: unknown; server?: unknown } } | null)?.executor;
-  return executor?.kind === 'mcp' && typeof executor.server === 'string' ? executor.server : undefined;
+  return executor.kind === 'mcp' ? executor.server : undefined;
 }
 
 async function projectServers(rootDir: string): Promise<McpServers> {

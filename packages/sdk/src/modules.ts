@@ -1,4 +1,5 @@
-import { CAPABILITY_FILES, CAPABILITY_PREFIX, STD_MODULE, readBuiltFile } from '@agent-spaces/capabilities';
+import { CAPABILITY_FILES, CAPABILITY_PREFIX, STD_MODULE } from '@agent-spaces/capabilities';
+import { readBuiltFile } from '@agent-spaces/bridge/output';
 import { STD_MODULE_SOURCE } from '@agent-spaces/std';
 import { SANDBOX_DECLARATIONS } from './declarations.js';
 import { hideDeclarations } from './offer.js';

@@ -5,7 +5,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { AgentSpacesError, CAPABILITY_PREFIX, capabilitiesDir, editorTsconfig, readCatalog } from '@agent-spaces/capabilities';
+import { AgentSpacesError, CAPABILITY_PREFIX, capabilitiesDir, editorTsconfig } from '@agent-spaces/capabilities';
+import { readCatalog } from '@agent-spaces/bridge/output';
 import type { BuildReport } from '@agent-spaces/compiler';
 import { SANDBOX_DECLARATIONS } from './declarations.js';
 import { clientHash, recordOwner, skillOwners } from './skill-owners.js';

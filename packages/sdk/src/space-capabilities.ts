@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { ResultRecorder, listBuiltCapabilities, resolveCapabilityNames } from '@agent-spaces/capabilities';
+import { ResultRecorder, listBuiltCapabilities, resolveCapabilityNames } from '@agent-spaces/bridge/output';
 import { loadCapabilities, type HostCapability } from '@agent-spaces/bridge';
 import { createStdCapability } from '@agent-spaces/std';
 import { buildInline } from './inline.js';
