@@ -7,7 +7,7 @@ import type { Catalog } from './catalog.js';
 import type { ModelSettings, SkillProject } from '@agent-spaces/sdk';
 import type { HeadlessMode, SpaceDefinition } from './config.js';
 import { sessionTag, type ServerLog } from './log.js';
-import type { SessionStore, StoredSession } from './sessions.js';
+import type { ServerSessions, StoredSession } from './sessions.js';
 import type { SharedSpaces, SpaceVariant } from './shared-spaces.js';
 
 /** State shared by every connection of one server. */
@@ -15,7 +15,7 @@ export interface HostState {
   /** The space definitions served now (a config reload replaces them). */
   spaces: readonly SpaceDefinition[];
   readonly shared: SharedSpaces;
-  readonly sessions: SessionStore;
+  readonly sessions: ServerSessions;
   readonly headlessMode: HeadlessMode;
   readonly approvalTimeoutMs: number;
   /** Folder user-defined tool files are relative to. */

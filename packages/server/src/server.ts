@@ -17,7 +17,7 @@ import { builtCatalogEntries } from './catalog.js';
 import { codeInstructions } from './inject.js';
 import { silentLog, type ServerLog } from './log.js';
 import { getPrompt, listPrompts } from './prompts.js';
-import { SessionStore } from './sessions.js';
+import { ServerSessions } from './sessions.js';
 import { SharedSpaces, type SharedSpaceOptions } from './shared-spaces.js';
 import { callTool, type CallSettings } from './tools/call.js';
 import { codeTools } from './tools/code.js';
@@ -196,7 +196,7 @@ function hostState(options: CodeModeServerOptions, where: string): HostState {
   return {
     spaces,
     shared: new SharedSpaces(spaceOptions),
-    sessions: new SessionStore({
+    sessions: new ServerSessions({
       idleTimeoutMs: (settings.timeoutSeconds ?? 3600) * 1000,
       maxSessions: settings.maxSessions ?? 256,
       maxSessionsPerClient: settings.maxSessionsPerClient ?? 16,

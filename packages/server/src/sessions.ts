@@ -1,5 +1,5 @@
 import { AgentSpacesError, payloadBytes } from '@agent-spaces/capabilities';
-import { MemorySessionStore, type AgentMessage, type RunOptions, type RunResult, type SessionStore as SessionInfoStore } from '@agent-spaces/sdk';
+import { MemorySessionStore, type AgentMessage, type RunOptions, type RunResult, type SessionStore } from '@agent-spaces/sdk';
 import { silentLog, type ServerLog } from './log.js';
 
 /** One finished run of a session, as `get_session_history` returns it. */
@@ -61,11 +61,11 @@ const MAX_CODE_IN_HISTORY = 4_000;
 /** A result bigger than this (as it travels) is kept in a session's history as `{ truncated: true, bytes }`. */
 const MAX_RESULT_IN_HISTORY_BYTES = 64 * 1024;
 const MAX_ENDED = 1_000;
-/** Default of {@link SessionStoreOptions.evictionGraceMs}. */
+/** Default of {@link ServerSessionsOptions.evictionGraceMs}. */
 const EVICTION_GRACE_MS = 5 * 60_000;
 
-/** Options of {@link SessionStore}. */
-export interface SessionStoreOptions {
+/** Options of {@link ServerSessions}. */
+export interface ServerSessionsOptions {
   idleTimeoutMs: number;
   /** Most sessions of all clients together. */
   maxSessions: number;
@@ -79,7 +79,7 @@ export interface SessionStoreOptions {
    * Where each session is put on record (owner, space, created, last used, and its runs, history and conversation as
    * metadata) as it is created, used and ended. Default: in memory.
    */
-  records?: SessionInfoStore;
+  records?: SessionStore;
 }
 
 /**
@@ -91,17 +91,17 @@ export interface SessionStoreOptions {
  * none the request gets `TOO_MANY_SESSIONS` (`scope: "server"`) — no one's active or recent session is ever closed
  * for another.
  */
-export class SessionStore {
+export class ServerSessions {
   readonly #slots = new Map<string, Slot>();
   /** Recently ended ids (per owner) and why, so a late call learns what happened. Bounded. */
   readonly #ended = new Map<string, EndReason>();
   /** Sessions being created, by owner: they count against the caps already. */
   readonly #pending = new Map<string, number>();
-  readonly #options: SessionStoreOptions;
+  readonly #options: ServerSessionsOptions;
   readonly #log: ServerLog;
-  readonly #records: SessionInfoStore;
+  readonly #records: SessionStore;
 
-  constructor(options: SessionStoreOptions) {
+  constructor(options: ServerSessionsOptions) {
     this.#options = options;
     this.#log = options.log ?? silentLog;
     this.#records = options.records ?? new MemorySessionStore();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { MemorySessionStore, createSpace } from '@agent-spaces/sdk';
 import { createCodeModeHost, createCodeModeServer, type CodeModeServerOptions } from '../src/server.js';
-import { SessionStore } from '../src/sessions.js';
+import { ServerSessions } from '../src/sessions.js';
 import { callTool, connectInMemory } from './support/client.js';
 import { createProject, type TestProject } from './support/project.js';
 
@@ -167,10 +167,10 @@ describe('idle timeout and eviction', () => {
   });
 });
 
-describe('SessionStore caps', () => {
+describe('ServerSessions caps', () => {
   it('makes room at the server cap with the least recently used session idle past the grace, and says why to its owner', async () => {
     const space = await createSpace({ isolation: 'in-process', rootDir: project.rootDir, handlers: project.handlers });
-    const store = new SessionStore({ idleTimeoutMs: 60_000, maxSessions: 2, maxSessionsPerClient: 2, evictionGraceMs: 200 });
+    const store = new ServerSessions({ idleTimeoutMs: 60_000, maxSessions: 2, maxSessionsPerClient: 2, evictionGraceMs: 200 });
     try {
       const old = await store.add('alice', 'trains', async () => space.createSession());
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -193,11 +193,11 @@ describe('SessionStore caps', () => {
   });
 });
 
-describe('SessionStore records', () => {
+describe('ServerSessions records', () => {
   it('puts each session on record in the store it is given as it is created, used and ended', async () => {
     const space = await createSpace({ isolation: 'in-process', rootDir: project.rootDir, handlers: project.handlers });
     const records = new MemorySessionStore();
-    const store = new SessionStore({ idleTimeoutMs: 60_000, maxSessions: 4, maxSessionsPerClient: 4, records });
+    const store = new ServerSessions({ idleTimeoutMs: 60_000, maxSessions: 4, maxSessionsPerClient: 4, records });
     try {
       const session = await store.add('alice', 'trains', async () => space.createSession());
       expect(await records.get(session.id)).toMatchObject({ id: session.id, owner: 'alice', space: 'trains', metadata: { runs: 0, history: [] } });
@@ -218,7 +218,7 @@ describe('SessionStore records', () => {
   it('refuses a session that cannot be put on record with INTERNAL, and closes it', async () => {
     const space = await createSpace({ isolation: 'in-process', rootDir: project.rootDir, handlers: project.handlers });
     const records = Object.assign(new MemorySessionStore(), { create: () => Promise.reject(new Error('the database is down')) });
-    const store = new SessionStore({ idleTimeoutMs: 60_000, maxSessions: 4, maxSessionsPerClient: 4, records });
+    const store = new ServerSessions({ idleTimeoutMs: 60_000, maxSessions: 4, maxSessionsPerClient: 4, records });
     try {
       let made: { id: string } | undefined;
       await expect(store.add('alice', 'trains', async () => (made = space.createSession()))).rejects.toMatchObject({ code: 'INTERNAL' });

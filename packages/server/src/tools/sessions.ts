@@ -1,5 +1,5 @@
 import { runResult, toolResult } from '../results.js';
-import type { SessionRecord, SessionStore } from '../sessions.js';
+import type { SessionRecord, ServerSessions } from '../sessions.js';
 import { spaceIdProperty, type ToolSpec } from './types.js';
 
 const sessionId = { sessionId: { type: 'string', minLength: 1, description: 'Id returned by create_session' } } as const;
@@ -86,7 +86,7 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
   ];
 }
 
-function describe(record: SessionRecord, sessions: SessionStore) {
+function describe(record: SessionRecord, sessions: ServerSessions) {
   return {
     sessionId: record.id,
     spaceId: record.spaceId,
