@@ -2,12 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Two projects (docs/testing.md): `unit` runs in the test's own process; `e2e` starts real processes or servers (the
 // CLI, `mcp serve`, MCP servers, sandbox processes, HTTP servers, node children). End-to-end files are named
-// `*.e2e.test.ts`, except those of the bridge listed below until they are renamed.
-const E2E = [
-  '**/*.e2e.test.ts',
-  'packages/bridge/test/{audit,load}.test.ts',
-  'packages/bridge/test/executors/{bodies,mcp,openapi}.test.ts',
-];
+// `*.e2e.test.ts`.
+const E2E = ['**/*.e2e.test.ts'];
 const ALL = ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'];
 
 export default defineConfig({

@@ -1,17 +1,15 @@
 // An audit log that scales: size-based rotation (also with two writers sharing a log), reading the recent window from
 // the end without touching the rest, and streaming a log past 512 MiB (a sparse file: no disk, and fast).
 import { appendFileSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog, readAuditLog, streamAuditLogs, type AuditEntry, type AuditRecord } from '../src/index.js';
+import { makeProject } from '../../../test/fixtures/project.js';
 
 let dir: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'audit-scale-'));
+  ({ dir } = await makeProject());
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const entry = (n: number, time = new Date().toISOString()): AuditEntry => ({
   time,

@@ -1,16 +1,9 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallMessage, CallOutcome, CapabilityMeta, CapabilitySchemaFile, HandlerContext, ObjectSchema, WireError } from '@agent-spaces/capabilities';
 import type { HostCapability, HostFunction } from '../src/index.js';
-
-/** A temp folder standing in for `.agent-spaces/capabilities`. */
-export async function tempOutDir(): Promise<{ dir: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'bridge-test-'));
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
-}
 
 type FunctionSpec = { name: string; sourceName?: string; parameters?: ObjectSchema; requiresApproval?: boolean; approvalMessage?: string };
 

@@ -1,12 +1,12 @@
 // Argument rules under attack: each family of variants (case, whitespace, invisible characters, Unicode look-alikes,
 // encodings, symbolic links) of a value a rule names, through a real bridge with the rules' policy.
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { PoliciesConfig } from '@agent-spaces/capabilities';
 import { createBridge, createPolicy } from '../src/index.js';
 import { checkPolicyNames } from '../src/policy-names.js';
+import { makeProject } from '../../../test/fixtures/project.js';
 import { errorOf, memoryCapability, msg } from './fixtures.js';
 
 const signal = new AbortController().signal;
@@ -317,7 +317,7 @@ describe('within resolves real paths on both sides', () => {
   });
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'policy-within-'));
+    ({ dir } = await makeProject());
     await mkdir(join(dir, 'allowed/sub'), { recursive: true });
     await mkdir(join(dir, 'outside'));
     await writeFile(join(dir, 'allowed/sub/file.txt'), 'in');
@@ -329,10 +329,6 @@ describe('within resolves real paths on both sides', () => {
     await symlink('loop-a', join(dir, 'allowed/loop-b'));
     await symlink('sub', join(dir, 'allowed/inner'));
     await symlink('allowed', join(dir, 'allowed-link'));
-  });
-
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
   });
 
   it.each([

@@ -1,7 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   FileAuditArchive,
   FileAuditStore,
@@ -13,14 +11,14 @@ import {
   createBridge,
   readAuditLog,
 } from '../src/index.js';
+import { makeProject } from '../../../test/fixtures/project.js';
 import { errorOf, memoryCapability, msg } from './fixtures.js';
 import { storeContract } from './stores-contract.js';
 
 let dir: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'stores-test-'));
+  ({ dir } = await makeProject());
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
 storeContract('embedded stores', {
   audit: (space) => new FileAuditStore(dir, space),

@@ -1,20 +1,16 @@
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { CAPABILITY_FILES, capabilitiesDir } from '@agent-spaces/capabilities';
 import { listBuiltCapabilities, readBuiltFile, readBuiltJson } from '../../src/output-entry.js';
+import { makeProject } from '../../../../test/fixtures/project.js';
 
 let outDir: string;
 let dir: string;
 
 beforeEach(async () => {
-  outDir = await mkdtemp(join(tmpdir(), 'agent-spaces-output-'));
+  ({ dir: outDir } = await makeProject());
   dir = capabilitiesDir(outDir);
-});
-
-afterEach(async () => {
-  await rm(outDir, { recursive: true, force: true });
 });
 
 /** Writes the files of capability `id` into the output folder. */

@@ -1,17 +1,16 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { CapabilityMeta } from '@agent-spaces/capabilities';
 import { readBuiltMeta } from '../../src/output-entry.js';
-import { tempOutDir, writeCapability } from '../fixtures.js';
+import { makeProject } from '../../../../test/fixtures/project.js';
+import { writeCapability } from '../fixtures.js';
 
 let dir: string;
-let remove: () => Promise<void>;
 
 beforeEach(async () => {
-  ({ dir, remove } = await tempOutDir());
+  ({ dir } = await makeProject());
 });
-afterEach(() => remove());
 
 /** Writes capability `trains` as the compiler would, then lets `edit` change its parsed `meta.json`. */
 async function builtMeta(edit: (meta: Record<string, unknown>) => void = () => undefined): Promise<string> {

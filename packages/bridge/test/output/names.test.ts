@@ -1,14 +1,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { resolveCapabilityNames } from '../../src/output-entry.js';
-import { tempOutDir, writeCapability } from '../fixtures.js';
+import { makeProject } from '../../../../test/fixtures/project.js';
+import { writeCapability } from '../fixtures.js';
 
 let dir: string;
-let remove: () => Promise<void>;
 
 beforeEach(async () => {
-  ({ dir, remove } = await tempOutDir());
+  ({ dir } = await makeProject());
   for (const id of ['trains', 'mcp-slack', 'todos', 'acme-sdk', 'broken']) {
     await writeCapability(dir, { id, executor: { kind: 'runtime' }, functions: [] });
   }
@@ -19,7 +19,6 @@ beforeEach(async () => {
   });
   await writeFile(join(dir, 'broken', 'meta.json'), '{');
 });
-afterEach(() => remove());
 
 async function editMeta(id: string, edit: (meta: Record<string, unknown>) => void): Promise<void> {
   const file = join(dir, id, 'meta.json');

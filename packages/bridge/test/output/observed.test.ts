@@ -1,17 +1,16 @@
 import { watch } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { observedFile } from '@agent-spaces/capabilities';
 import { ResultRecorder, readObserved } from '../../src/output-entry.js';
+import { makeProject } from '../../../../test/fixtures/project.js';
 
 describe('ResultRecorder', () => {
   let outDir: string;
   beforeEach(async () => {
-    outDir = await mkdtemp(join(tmpdir(), 'agent-spaces-observed-'));
+    ({ dir: outDir } = await makeProject());
   });
-  afterEach(() => rm(outDir, { recursive: true, force: true }));
 
   const userShape = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name'] };
 

@@ -1,14 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/limits.js';
 import { SupervisedChild } from '../../src/process/parent/supervised-child.js';
 import { transpile } from '../../src/script/transpile.js';
+import { makeProject } from '../../../../test/fixtures/project.js';
 import { createPort } from '../helpers.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'agent-spaces-forged-child-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { dir } = await makeProject();
 
 const RUN = { script: transpile('return 1;'), limits: { ...DEFAULT_LIMITS, maxPayloadBytes: 1_000, timeoutMs: 10_000 } };
 

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ObjectSchema } from '@agent-spaces/capabilities';
 import { McpClientPool, discover } from '@agent-spaces/mcp';
 import { createBridge, loadCapabilities } from '../../src/index.js';
-import { errorOf, msg, tempOutDir, writeCapability } from '../fixtures.js';
+import { makeProject } from '../../../../test/fixtures/project.js';
+import { errorOf, msg, writeCapability } from '../fixtures.js';
 
 const memoryScript = fileURLToPath(new URL('../../../../node_modules/@modelcontextprotocol/server-memory/dist/index.js', import.meta.url));
 const signal = new AbortController().signal;
@@ -24,7 +25,6 @@ const entities: ObjectSchema = {
 };
 
 let outDir: string;
-let remove: () => Promise<void>;
 let pool: McpClientPool;
 let toolsHash: string;
 
@@ -43,17 +43,14 @@ function writeMemory(id: string, hash: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  ({ dir: outDir, remove } = await tempOutDir());
+  ({ dir: outDir } = await makeProject());
   const servers = { memory: { command: process.execPath, args: [memoryScript], env: { MEMORY_FILE_PATH: join(outDir, 'memory.jsonl') } } };
   toolsHash = (await discover('memory', servers.memory)).toolsHash;
   pool = new McpClientPool(servers);
   await writeMemory('mcp-memory', toolsHash);
   await writeMemory('mcp-memory-old', 'a'.repeat(64));
 });
-afterAll(async () => {
-  await pool.close();
-  await remove();
-});
+afterAll(() => pool.close());
 
 describe('mcp executor', () => {
   it('fails to load without a client pool, naming the capability and server', async () => {

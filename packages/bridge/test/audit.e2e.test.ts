@@ -1,19 +1,18 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '@agent-spaces/capabilities';
 import { AuditLog, auditLogFile, createBridge, createPolicy, readAuditLog, type AuditCallRecord } from '../src/index.js';
+import { makeProject } from '../../../test/fixtures/project.js';
 import { memoryCapability, msg } from './fixtures.js';
 
 const signal = new AbortController().signal;
 let dir: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'audit-test-'));
+  ({ dir } = await makeProject());
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('the audit log', () => {
   it('records every call: params redacted, the decision and who made it, outcome and duration', async () => {

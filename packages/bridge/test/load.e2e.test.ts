@@ -1,10 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ObjectSchema } from '@agent-spaces/capabilities';
 import { createBridge, loadCapabilities, type ApprovalRequest, type RuntimeHandlers } from '../src/index.js';
 import { loadValidatorsCompiler } from '../src/validate.js';
-import { errorOf, msg, startServer, tempOutDir, writeCapability } from './fixtures.js';
+import { makeProject } from '../../../test/fixtures/project.js';
+import { errorOf, msg, startServer, writeCapability } from './fixtures.js';
 
 const signal = new AbortController().signal;
 const rejection = (promise: Promise<unknown>) =>
@@ -16,9 +17,7 @@ const rejection = (promise: Promise<unknown>) =>
   );
 
 let outDir: string;
-let remove: () => Promise<void>;
-beforeEach(async () => ({ dir: outDir, remove } = await tempOutDir()));
-afterEach(() => remove());
+beforeEach(async () => ({ dir: outDir } = await makeProject()));
 
 describe('module executor', () => {
   it('imports host.mjs on the first call only and runs the export named after the source name', async () => {
