@@ -4,28 +4,28 @@ import type { RunResult } from './run.js';
 
 /**
  * The record of one run in the space's run store: started before the code runs, each call appended to its ledger as
- * the call ends, ended with the run. Writes are made in order, one after another. Fail closed: a run that cannot be
+ * the call ends, ended with the run. Writes are made in order, one after another: a store that writes synchronously
+ * costs no promise, and once one write returns a promise the later ones wait for it. Fail closed: a run that cannot be
  * put on record does not run, and one whose record cannot be completed ends `INTERNAL`.
  */
 export class RunLedger {
   readonly #store: RunStore;
   readonly #runId: string;
-  #written: Promise<void>;
+  /** The writes still in progress, once a write returned a promise (undefined while every write was synchronous). */
+  #pending: Promise<void> | undefined;
   #failure: unknown;
   #failedAtStart = false;
 
   constructor(store: RunStore, run: StartedRun) {
     this.#store = store;
     this.#runId = run.id;
-    this.#written = store.start(run).catch((error: unknown) => {
-      this.#failure = error;
-      this.#failedAtStart = true;
-    });
+    this.#write(() => store.start(run));
   }
 
-  /** Undefined once the run is on record; else the error the run is refused with. */
+  /** Undefined once the run is on record; else the error the run is refused with (nothing else is written before). */
   async started(): Promise<WireError | undefined> {
-    await this.#written;
+    await this.#pending;
+    this.#failedAtStart = this.#failure !== undefined;
     return this.#failedAtStart ? recordError(this.#failure) : undefined;
   }
 
@@ -38,25 +38,36 @@ export class RunLedger {
       outcome: event.ok || !event.error ? { ok: true } : { ok: false, code: event.error.code, message: event.error.message },
       durationMs: Math.round(event.durationMs * 1000) / 1000,
     };
-    this.#then(() => this.#store.addCall(this.#runId, call));
+    this.#write(() => this.#store.addCall(this.#runId, call));
   }
 
   /** Ends the run's record with `result`; returns `result`, or an `INTERNAL` failure when the record could not be written. */
   async end(result: RunResult): Promise<RunResult> {
     if (this.#failedAtStart) return result;
     const endedAt = isoNow();
-    this.#then(() =>
+    this.#write(() =>
       this.#store.end(this.#runId, result.ok ? { status: 'succeeded', endedAt } : { status: 'failed', endedAt, error: { code: result.error.code, message: result.error.message } }),
     );
-    await this.#written;
+    await this.#pending;
     if (this.#failure === undefined) return result;
     return { ok: false, error: recordError(this.#failure), logs: result.logs, events: result.events, stats: result.stats };
   }
 
-  #then(write: () => Promise<void>): void {
-    this.#written = this.#written.then(write).catch((error: unknown) => {
+  /** Makes `write` now when no earlier write is in progress, else after it; keeps the first failure. */
+  #write(write: () => void | Promise<void>): void {
+    const fail = (error: unknown) => {
       this.#failure ??= error;
-    });
+    };
+    if (this.#pending) {
+      this.#pending = this.#pending.then(write).catch(fail);
+      return;
+    }
+    try {
+      const written = write();
+      if (written !== undefined) this.#pending = Promise.resolve(written).catch(fail);
+    } catch (error) {
+      fail(error);
+    }
   }
 }
 

@@ -72,6 +72,41 @@ describe('the run store a space is given', () => {
     }
     expect(executed).toEqual([]);
   }, 60_000);
+  it('refuses the run as well when the store refuses at once (a write may fail synchronously)', async () => {
+    const project = await makeProject();
+    const broken: RunStore = Object.assign(new MemoryRunStore(), {
+      start: () => {
+        throw new Error('no room on record');
+      },
+    });
+    const space = await project.space({ capabilities: [crm], typecheck: false, isolation: 'in-process', stores: { runs: broken } });
+    executed.length = 0;
+    const result = await space.run(LOOKUPS);
+    expect(result).toMatchObject({ ok: false, error: { code: 'INTERNAL', message: expect.stringContaining('no room on record') } });
+    expect(executed).toEqual([]);
+  }, 60_000);
+
+  it('writes to a store that answers later one write after another: every call on the ledger, in order, before the run ends', async () => {
+    const project = await makeProject();
+    const kept = new MemoryRunStore({ keepEnded: 10 });
+    const later = <T>(write: () => T) => new Promise<T>((resolve) => setTimeout(() => resolve(write()), 5));
+    const slow: RunStore = {
+      start: (run) => later(() => kept.start(run)),
+      addCall: (runId, call) => later(() => kept.addCall(runId, call)),
+      end: (runId, end) => later(() => kept.end(runId, end)),
+      get: (runId) => kept.get(runId),
+      list: (query) => kept.list(query),
+    };
+    const space = await project.space({ capabilities: [crm], typecheck: false, isolation: 'in-process', stores: { runs: slow } });
+    const script = `import { crm } from '@capabilities/crm';\nfor (const name of ['a', 'b', 'c', 'd']) await crm.lookup({ name });\nreturn 'done';`;
+    const result = await space.run(script);
+    expect(result).toMatchObject({ ok: true, result: 'done' });
+    const [record] = await kept.list();
+    expect(record).toMatchObject({ status: 'succeeded', script });
+    const ids = result.events.filter((e) => e.type === 'capabilityResult').map((e) => e.callId);
+    expect(record!.calls.map((c) => c.callId)).toEqual(ids);
+    expect(ids).toHaveLength(4);
+  }, 60_000);
 });
 
 describe('the approval store a space is given', () => {

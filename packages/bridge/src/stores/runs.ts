@@ -50,15 +50,17 @@ export interface RunQuery {
 
 /**
  * Where runs are put on record: the space starts each run's record before the code runs, appends each of its calls to
- * the run's ledger as the call ends, and ends the record with the run.
+ * the run's ledger as the call ends, and ends the record with the run. The three writes may complete synchronously
+ * (return nothing, throw at once) or return a promise: a write is on every run's and call's path, and the embedded
+ * store's take no promise (bench/runtime.mjs); the space makes them one after another either way.
  */
 export interface RunStore {
   /** Puts a new run on record as `running`; throws `INTERNAL` when a run with its id is on record already. */
-  start(run: StartedRun): Promise<void>;
+  start(run: StartedRun): void | Promise<void>;
   /** Appends `call` to the ledger of the running run `runId`; throws `INTERNAL` when no such run is running. */
-  addCall(runId: string, call: RunCall): Promise<void>;
+  addCall(runId: string, call: RunCall): void | Promise<void>;
   /** Ends the running run `runId`; throws `INTERNAL` when no such run is running. */
-  end(runId: string, end: RunEnd): Promise<void>;
+  end(runId: string, end: RunEnd): void | Promise<void>;
   /** The record of run `runId` (a copy), or undefined when none is kept. */
   get(runId: string): Promise<RunRecord | undefined>;
   /** The records `query` selects (copies), oldest start first. */
@@ -81,16 +83,16 @@ export class MemoryRunStore implements RunStore {
     this.#keepEnded = options.keepEnded ?? 0;
   }
 
-  async start(run: StartedRun): Promise<void> {
+  start(run: StartedRun): void {
     if (this.#runs.has(run.id)) throw new AgentSpacesError('INTERNAL', `Run ${run.id} is on record already`);
     this.#runs.set(run.id, { ...run, status: 'running', calls: [] });
   }
 
-  async addCall(runId: string, call: RunCall): Promise<void> {
+  addCall(runId: string, call: RunCall): void {
     this.#running(runId).calls.push({ ...call });
   }
 
-  async end(runId: string, end: RunEnd): Promise<void> {
+  end(runId: string, end: RunEnd): void {
     Object.assign(this.#running(runId), end);
     if (this.#keepEnded === 0) {
       this.#runs.delete(runId);
