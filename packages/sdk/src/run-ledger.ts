@@ -15,6 +15,8 @@ export class RunLedger {
   #pending: Promise<void> | undefined;
   #failure: unknown;
   #failedAtStart = false;
+  /** Set once the record is ended: a call that ends after its run (an aborted run's call in flight) is not written. */
+  #ended = false;
 
   constructor(store: RunStore, run: StartedRun) {
     this.#store = store;
@@ -29,8 +31,9 @@ export class RunLedger {
     return this.#failedAtStart ? recordError(this.#failure) : undefined;
   }
 
-  /** Appends the call that `event` says ended to the run's ledger. */
+  /** Appends the call that `event` says ended to the run's ledger, unless the run's record has ended. */
   call(event: Extract<RunEvent, { type: 'capabilityResult' }>): void {
+    if (this.#ended) return;
     const call: RunCall = {
       callId: event.callId,
       capability: String(event.capability),
@@ -44,6 +47,7 @@ export class RunLedger {
   /** Ends the run's record with `result`; returns `result`, or an `INTERNAL` failure when the record could not be written. */
   async end(result: RunResult): Promise<RunResult> {
     if (this.#failedAtStart) return result;
+    this.#ended = true;
     const endedAt = isoNow();
     this.#write(() =>
       this.#store.end(this.#runId, result.ok ? { status: 'succeeded', endedAt } : { status: 'failed', endedAt, error: { code: result.error.code, message: result.error.message } }),
