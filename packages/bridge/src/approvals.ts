@@ -79,6 +79,8 @@ export class ApprovalDesk implements Approvals {
     const approver = options.approver ?? this.#approver;
     if (!this.canAsk(approver)) return { approved: false, by: 'no-approver', reason: 'no approver is configured' };
     if (signal.aborted) throw aborted();
+    const now = Date.now();
+    request = { ...request, createdAt: new Date(now).toISOString(), expiresAt: new Date(now + this.#timeoutMs).toISOString() };
     if (!(await this.#store.add(request))) throw new AgentSpacesError('INTERNAL', `Approval request ${request.id} is already pending`);
     const asking = new AbortController();
     const waiting = new AbortController();

@@ -88,5 +88,6 @@ function callSteps(options: BridgeOptions, capabilities: readonly HostCapability
     redactor,
     audit: options.audit,
     running: new RunningCalls(redactor),
+    space: options.space,
   };
 }

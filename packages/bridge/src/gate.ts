@@ -64,6 +64,7 @@ export async function createGate(config: GateConfig, capabilities: readonly Host
   const history = windowMs > 0 && audit !== undefined ? await admittedCalls(audit, windowMs) : undefined;
   return {
     bridgeOptions: {
+      space: config.name,
       policy: config.policy ?? rulesPolicy,
       ...(config.onApproval ? { onApproval: config.onApproval } : {}),
       ...(config.awaitApprovals ? { awaitApprovals: true } : {}),

@@ -3,6 +3,7 @@ export { createGate, type Gate, type GateConfig, type GateStores } from './gate.
 export { compileSchema, loadValidatorsCompiler, type ValidatorsCompiler } from './validate.js';
 export type { SchemaProblem } from './schema-problem.js';
 export type { Approvals } from './approvals.js';
+export { ApprovalService, type ApprovalView, type ServiceAnswer } from './approval-service.js';
 export {
   AuditLog,
   auditLogFile,
@@ -26,6 +27,8 @@ export {
 } from './stores/audit.js';
 export { MemoryRateLimitStore, type Admission, type RateLimitStore, type RateWindow } from './stores/rate-limit.js';
 export { MemoryApprovalStore } from './stores/approvals.js';
+export { FileApprovalStore, type FileApprovalStoreOptions } from './stores/approval-files.js';
+export { stateFolder } from './stores/state-files.js';
 export { MemoryRunStore, type RunCall, type RunEnd, type RunQuery, type RunRecord, type RunStatus, type RunStore, type StartedRun } from './stores/runs.js';
 export { MemorySessionStore, type SessionInfo, type SessionQuery, type SessionStore } from './stores/sessions.js';
 export { createPolicy } from './policy.js';
@@ -35,6 +38,7 @@ export type {
   ApprovalAnswer,
   ApprovalContext,
   ApprovalOutcome,
+  ApprovalRecord,
   ApprovalRequest,
   ApprovalStore,
   Approver,

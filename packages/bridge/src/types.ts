@@ -91,6 +91,17 @@ export interface ApprovalRequest {
   /** The run and session the call came from, when the caller said ({@link CallOrigin}). */
   runId?: string;
   sessionId?: string;
+  /** The space whose call it is, when the bridge knows (`BridgeOptions.space`). */
+  space?: string;
+  /** When it was asked, and when it counts as denied (ISO-8601), set by the approval desk. */
+  createdAt?: string;
+  expiresAt?: string;
+}
+
+/** A request on record and, once answered, its answer ({@link ApprovalStore.get}). */
+export interface ApprovalRecord {
+  request: ApprovalRequest;
+  answer?: ApprovalOutcome & { answeredAt?: string };
 }
 
 /**
@@ -102,6 +113,8 @@ export interface ApprovalOutcome {
   by: string;
   reason?: string;
   via?: 'approver' | 'resolve' | 'timeout';
+  /** Where the answer came from, for the audit log (`cli on host-1`, `http 10.0.0.5`, `console 10.0.0.5`). */
+  from?: string;
 }
 
 /**
@@ -125,6 +138,8 @@ export interface ApprovalStore {
    * the request. One waiter per request. Rejects with `ABORTED` when `signal` aborts first.
    */
   answered(id: string, signal: AbortSignal): Promise<ApprovalOutcome>;
+  /** Request `id` and its answer, when on record (answered ones stay readable as long as the store keeps them). */
+  get(id: string): Promise<ApprovalRecord | undefined>;
   /** Takes request `id` off the record unanswered (its call was aborted); a later answer to it returns false. */
   withdraw(id: string): Promise<void>;
 }
@@ -171,7 +186,7 @@ export interface CallOrigin {
 export type CallDecision = (
   | { kind: 'allow' }
   | { kind: 'deny'; reason: string }
-  | { kind: 'ask'; message: string; approved: boolean; answeredBy?: string; reason?: string }
+  | { kind: 'ask'; message: string; approved: boolean; answeredBy?: string; answeredFrom?: string; reason?: string }
 ) & { by?: string };
 
 /** Options of {@link createBridge}. */
@@ -196,6 +211,8 @@ export interface BridgeOptions {
   rateLimitHistory?: Iterable<{ capability: string; function: string; at: number }>;
   /** Where calls admitted under rate limits are counted (default: in memory, for the bridge's life). */
   rateLimitStore?: RateLimitStore;
+  /** The space's name, put in its approval requests so that people answering them know where they come from. */
+  space?: string;
   /** Replaces secret values in every outcome (see `createRedactor`). */
   redactor?: Redactor;
   /** Receives one record per call, synchronously, before the outcome is returned (see `AuditLog`). */

@@ -39,8 +39,17 @@ describe('policy and approval', () => {
     const bridge = createBridge({ capabilities: [capability], onApproval: (r) => (requests.push(r), true) });
     expect(await bridge.call(del, signal)).toEqual({ ok: true, value: 1 });
     expect(requests).toEqual([
-      { id: expect.any(String), capability: 'files', function: 'deleteFile', params: { path: 'a.txt' }, message: 'Delete file: a.txt?' },
+      {
+        id: expect.any(String),
+        capability: 'files',
+        function: 'deleteFile',
+        params: { path: 'a.txt' },
+        message: 'Delete file: a.txt?',
+        createdAt: expect.any(String),
+        expiresAt: expect.any(String),
+      },
     ]);
+    expect(Date.parse(requests[0]!.expiresAt!) - Date.parse(requests[0]!.createdAt!)).toBe(300_000);
     expect(ran).toEqual([{ path: 'a.txt' }]);
   });
 

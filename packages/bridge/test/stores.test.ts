@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   FileAuditArchive,
+  FileApprovalStore,
   FileAuditStore,
   MemoryApprovalStore,
   MemoryRateLimitStore,
@@ -25,6 +26,20 @@ storeContract('embedded stores', {
   archive: () => new FileAuditArchive(dir),
   rateLimits: () => new MemoryRateLimitStore(),
   approvals: () => new MemoryApprovalStore(),
+  runs: () => new MemoryRunStore({ keepEnded: 100 }),
+  sessions: () => new MemorySessionStore(),
+});
+
+let durableDir: string;
+beforeAll(async () => {
+  ({ dir: durableDir } = await makeProject());
+});
+
+storeContract('durable approvals (files)', {
+  audit: (space) => new FileAuditStore(durableDir, space),
+  archive: () => new FileAuditArchive(durableDir),
+  rateLimits: () => new MemoryRateLimitStore(),
+  approvals: async () => new FileApprovalStore((await makeProject()).dir, { pollMs: 5 }),
   runs: () => new MemoryRunStore({ keepEnded: 100 }),
   sessions: () => new MemorySessionStore(),
 });
@@ -78,7 +93,7 @@ describe('the bridge keeps its state in the stores it is given', () => {
     for (let i = 0; i < 200 && (await approvalStore.pending()).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
     expect((await approvalStore.pending()).map((r) => r.function)).toEqual(['deleteFile']);
     expect(await bridge.approvals.pending()).toEqual(await approvalStore.pending());
-    expect(await bridge.approvals.resolve('1', { approved: true })).toBe(true);
+    expect(await bridge.approvals.resolve((await approvalStore.pending())[0]!.id, { approved: true })).toBe(true);
     expect((await outcome).ok).toBe(true);
     expect(await approvalStore.pending()).toEqual([]);
   });

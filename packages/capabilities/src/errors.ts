@@ -133,6 +133,26 @@ export const ERROR_CODES = {
     families: ['run'],
     description: 'The call (or the whole script) needed approval and was denied, timed out or had no approver.',
   },
+  APPROVAL_NOT_FOUND: {
+    families: ['server'],
+    description: 'No approval request has this id (never made, withdrawn, or answered long ago and no longer kept).',
+  },
+  APPROVAL_ANSWERED: {
+    families: ['server'],
+    description: 'The approval request was answered already (`data.answer` says how): the first answer stands.',
+  },
+  REPLAY_DIVERGED: {
+    families: ['run'],
+    description: "A resumed or restored run made a call its ledger does not hold at that point (`data.index`, `data.expected`); it ended before any new side effect.",
+  },
+  REPLAY_UNAVAILABLE: {
+    families: ['run', 'server'],
+    description: 'A paused run or a session cannot be resumed from its record: the ledger went over its size budget, or the record is missing or unreadable.',
+  },
+  RUN_INTERRUPTED: {
+    families: ['run', 'server'],
+    description: 'The process running the run stopped (killed, restarted) while the run was not paused: it cannot be resumed without risking a side effect twice.',
+  },
   POLICY_DENIED: { families: ['run'], description: 'A policy rule denies the call.' },
   RATE_LIMITED: { families: ['run'], description: 'The call is over a rate limit; `data.retryAfterMs` says when a slot frees.' },
   ACCESS_DENIED: {
@@ -153,6 +173,11 @@ export const ERROR_CODES = {
     families: ['server'],
     description:
       'A session cap was reached: this client\'s (`data.scope: "client"`), the server\'s (`"server"`), or the sandbox\'s session processes, which host one owner\'s sessions each (`"process-share"`: this owner\'s are full and it holds its share; `"processes"`: all host other owners\' sessions); `data.limit` is the cap. No other session was closed for it.',
+  },
+  TOO_MANY_TASKS: {
+    families: ['server'],
+    description:
+      'A task-augmented `tools/call` was refused: this client already keeps `data.limit` tasks and none has ended (ended ones are dropped oldest first to make room).',
   },
   SESSION_NOT_FOUND: {
     families: ['server'],

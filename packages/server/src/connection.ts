@@ -6,6 +6,7 @@ import type { ArgumentsValidator } from './args.js';
 import type { Catalog } from './catalog.js';
 import type { ModelSettings, SkillProject } from '@agent-spaces/sdk';
 import type { HeadlessMode, SpaceDefinition } from './config.js';
+import type { DurableState } from './durable/state.js';
 import { sessionTag, type ServerLog } from './log.js';
 import type { ServerSessions, StoredSession } from './sessions.js';
 import type { SharedSpaces, SpaceVariant } from './shared-spaces.js';
@@ -18,6 +19,8 @@ export interface HostState {
   readonly sessions: ServerSessions;
   readonly headlessMode: HeadlessMode;
   readonly approvalTimeoutMs: number;
+  /** What outlives the process: approval requests (answered from the CLI, `/approvals` and the console), runs, tasks. */
+  readonly durable: DurableState;
   /** Folder user-defined tool files are relative to. */
   readonly baseDir: string;
   /** The project whose skills `save_skill`, `list_skills` and `delete_skill` keep: its folder, config file and build output. */

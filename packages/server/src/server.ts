@@ -18,6 +18,7 @@ import { codeInstructions } from './inject.js';
 import { silentLog, type ServerLog } from './log.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { ServerSessions } from './sessions.js';
+import { durableState } from './durable/state.js';
 import { SharedSpaces, type SharedSpaceOptions } from './shared-spaces.js';
 import { callTool, type CallSettings } from './tools/call.js';
 import { codeTools } from './tools/code.js';
@@ -191,10 +192,13 @@ function hostState(options: CodeModeServerOptions, where: string): HostState {
   );
   const spaces = checkSpaces(options.spaces, where);
   const log = options.log ?? silentLog;
-  const spaceOptions = options.space ?? {};
-  const baseDir = resolve(spaceOptions.rootDir ?? process.cwd());
+  const given = options.space ?? {};
+  const baseDir = resolve(given.rootDir ?? process.cwd());
+  const durable = durableState(baseDir, given.outDir);
+  const spaceOptions: SharedSpaceOptions = { ...given, stores: { approvals: durable.approvalStore, ...given.stores } };
   return {
     spaces,
+    durable,
     shared: new SharedSpaces(spaceOptions),
     sessions: new ServerSessions({
       idleTimeoutMs: (settings.timeoutSeconds ?? 3600) * 1000,

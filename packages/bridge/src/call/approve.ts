@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AgentSpacesError, type WireError } from '@agent-spaces/capabilities';
 import type { ApprovalOutcome, ApprovalRequest, CallOrigin, PendingCall, PolicyDecision } from '../types.js';
 import { label } from './errors.js';
@@ -32,9 +33,9 @@ export function approveCall(steps: CallSteps, decision: PolicyDecision, pending:
  */
 async function askForCall(steps: CallSteps, message: string, by: string, pending: PendingCall, state: CallState, origin: CallOrigin): Promise<void> {
   const request = callRequest(steps, pending, message, origin);
-  if (steps.audit && steps.approvals.canAsk(origin.onApproval)) recordPending(steps.audit, request, by);
+  if (steps.audit && steps.approvals.canAsk(origin.onApproval)) recordPending(steps.audit, pending.id, request, by);
   const answer = await ask(steps, request, 'capability', pending.signal, origin);
-  state.decision = { kind: 'ask', message, by, approved: answer.approved, answeredBy: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) };
+  state.decision = { kind: 'ask', message, by, approved: answer.approved, answeredBy: answer.by, ...(answer.from ? { answeredFrom: answer.from } : {}), ...(answer.reason ? { reason: answer.reason } : {}) };
   if (!answer.approved) {
     const why = answer.reason ?? (answer.by === 'timeout' ? 'it timed out' : `${answer.by} denied it`);
     throw new AgentSpacesError('APPROVAL_DENIED', `${label(pending)} was not approved: ${why}`, { message, by: answer.by });
@@ -54,6 +55,7 @@ export async function approveScript(steps: CallSteps, code: string, origin: Call
     message: `Run this script?\n${code}`,
     runId: origin.runId,
     ...(origin.sessionId ? { sessionId: origin.sessionId } : {}),
+    ...(steps.space ? { space: steps.space } : {}),
   };
   let answer: ApprovalOutcome;
   try {
@@ -68,13 +70,14 @@ export async function approveScript(steps: CallSteps, code: string, origin: Call
 /** The approval request of a pending call, with secrets redacted. */
 function callRequest(steps: CallSteps, pending: PendingCall, message: string, origin: CallOrigin): ApprovalRequest {
   return {
-    id: pending.id,
+    id: origin.runId ? `${origin.runId}-${pending.id}` : randomUUID(),
     capability: pending.capability.id,
     function: pending.function.name,
     params: steps.redactor.value(pending.params),
     message: steps.redactor.text(message),
     ...(origin.runId ? { runId: origin.runId } : {}),
     ...(origin.sessionId ? { sessionId: origin.sessionId } : {}),
+    ...(steps.space ? { space: steps.space } : {}),
   };
 }
 

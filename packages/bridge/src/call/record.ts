@@ -35,14 +35,15 @@ export function recordCall(audit: AuditSink, call: EndedCall, redactor: Redactor
  * Puts a call that starts waiting for approval on record before anyone is asked (a kill of the host while it waits
  * then leaves the question in the log). Fail closed: a question that cannot be put on record is not asked.
  */
-export function recordPending(audit: AuditSink, request: ApprovalRequest, by: string): void {
-  const { id, capability, function: fn, params, message, runId, sessionId } = request;
+export function recordPending(audit: AuditSink, callId: string, request: ApprovalRequest, by: string): void {
+  const { capability, function: fn, params, message, runId, sessionId } = request;
   try {
     audit.append({
       time: isoNow(),
       ...(runId ? { runId } : {}),
       ...(sessionId ? { sessionId } : {}),
-      callId: id,
+      callId,
+      approvalId: request.id,
       capability,
       function: fn,
       params,
@@ -82,6 +83,7 @@ function auditDecision(decision: CallDecision): AuditDecision {
     case 'ask': {
       const asked: AuditDecision = { kind: 'ask', by, approved: decision.approved };
       if (decision.answeredBy) asked.answeredBy = decision.answeredBy;
+      if (decision.answeredFrom) asked.answeredFrom = decision.answeredFrom;
       if (decision.reason) asked.reason = decision.reason;
       return asked;
     }

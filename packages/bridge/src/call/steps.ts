@@ -16,4 +16,6 @@ export interface CallSteps {
   redactor: Redactor;
   audit: AuditSink | undefined;
   running: RunningCalls;
+  /** The space's name, put in approval requests. */
+  space: string | undefined;
 }

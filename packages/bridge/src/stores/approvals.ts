@@ -1,5 +1,5 @@
 import { AgentSpacesError } from '@agent-spaces/capabilities';
-import type { ApprovalOutcome, ApprovalRequest, ApprovalStore } from '../types.js';
+import type { ApprovalOutcome, ApprovalRecord, ApprovalRequest, ApprovalStore } from '../types.js';
 
 /** One call waiting for the answer to its request. */
 interface Waiter {
@@ -24,6 +24,12 @@ export class MemoryApprovalStore implements ApprovalStore {
 
   async pending(): Promise<ApprovalRequest[]> {
     return [...this.#waiting.values()];
+  }
+
+  /** The request `id` while it waits (this store forgets a request as it is answered). */
+  async get(id: string): Promise<ApprovalRecord | undefined> {
+    const request = this.#waiting.get(id);
+    return request && { request };
   }
 
   async answer(id: string, outcome: ApprovalOutcome): Promise<boolean> {

@@ -44,6 +44,8 @@ export interface AuditCallRecord extends AuditLine {
     /** For `ask`: the answer and who gave it (`approver`, `resolve`, `timeout`, `no-approver`, `cli-prompt`, …). */
     approved?: boolean;
     answeredBy?: string;
+    /** Where the answer came from (`ApprovalOutcome.from`). */
+    answeredFrom?: string;
     reason?: string;
   };
   outcome: { ok: true } | { ok: false; code: ErrorCode; message: string };
@@ -56,6 +58,8 @@ export interface AuditCallRecord extends AuditLine {
  */
 export interface AuditPendingRecord extends AuditLine {
   pending: 'approval';
+  /** The approval request's id (`agent-spaces approvals show <id>`). */
+  approvalId?: string;
   /** The rule (or setting) that asked, and the message put to the person (redacted, cut past 8 KiB). */
   decision: { kind: 'ask'; by: string; message: string };
 }

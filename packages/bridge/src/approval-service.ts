@@ -1,0 +1,84 @@
+import { AgentSpacesError } from '@agent-spaces/capabilities';
+import type { RunStore } from './stores/runs.js';
+import type { ApprovalOutcome, ApprovalRequest, ApprovalStore } from './types.js';
+
+/** An approval request as people see it: pending or how it was answered, with the script of its run when on record. */
+export interface ApprovalView {
+  id: string;
+  status: 'pending' | 'approved' | 'denied';
+  /** The request: capability, function, params (redacted when asked), message, run, session, space, times. */
+  request: ApprovalRequest;
+  /** How it was answered, once it was. */
+  answer?: ApprovalOutcome & { answeredAt?: string };
+  /** The agent code of the run that asked, when its record is kept (the run store keeps those of paused runs). */
+  script?: string;
+}
+
+/** One person's answer through the service: who (`by`), from where (`from`), and why. */
+export interface ServiceAnswer {
+  approved: boolean;
+  by: string;
+  from: string;
+  reason?: string;
+}
+
+/**
+ * Approvals from anywhere: lists, shows and answers the requests of an approval store, for `agent-spaces approvals`,
+ * the `/approvals` HTTP API and the console of `mcp serve`. Answers are written to the store, where the waiting run
+ * (in this process or another, or one resumed after a restart) takes them; the first answer wins. Expired requests
+ * count as denied: the service answers them so on sight, so a late approval can never let one run.
+ */
+export class ApprovalService {
+  readonly #approvals: ApprovalStore;
+  readonly #runs: RunStore | undefined;
+
+  constructor(stores: { approvals: ApprovalStore; runs?: RunStore }) {
+    this.#approvals = stores.approvals;
+    this.#runs = stores.runs;
+  }
+
+  /** The pending requests, oldest first (expired ones are denied first and left out). */
+  async list(): Promise<ApprovalView[]> {
+    const views: ApprovalView[] = [];
+    for (const request of await this.#approvals.pending()) {
+      if (await this.#expire(request)) continue;
+      views.push({ id: request.id, status: 'pending', request });
+    }
+    return views;
+  }
+
+  /** Request `id` with its script; `APPROVAL_NOT_FOUND` when none is on record. */
+  async show(id: string): Promise<ApprovalView> {
+    const record = await this.#approvals.get(id);
+    if (!record) throw notFound(id);
+    if (!record.answer && (await this.#expire(record.request))) return this.show(id);
+    const run = record.request.runId && this.#runs ? await this.#runs.get(record.request.runId) : undefined;
+    const status = !record.answer ? 'pending' : record.answer.approved ? 'approved' : 'denied';
+    return { id, status, request: record.request, ...(record.answer ? { answer: record.answer } : {}), ...(run ? { script: run.script } : {}) };
+  }
+
+  /** Answers request `id`; `APPROVAL_NOT_FOUND`, or `APPROVAL_ANSWERED` when it was answered (or expired) first. */
+  async answer(id: string, answer: ServiceAnswer): Promise<ApprovalView> {
+    const before = await this.show(id);
+    if (before.status !== 'pending') throw answered(before);
+    const outcome: ApprovalOutcome = { approved: answer.approved === true, by: answer.by, from: answer.from, via: 'resolve', ...(answer.reason ? { reason: answer.reason } : {}) };
+    if (!(await this.#approvals.answer(id, outcome))) throw answered(await this.show(id));
+    return this.show(id);
+  }
+
+  /** Denies `request` when its expiry has passed; true when it is (now) answered. */
+  async #expire(request: ApprovalRequest): Promise<boolean> {
+    if (request.expiresAt === undefined || Date.parse(request.expiresAt) > Date.now()) return false;
+    await this.#approvals.answer(request.id, { approved: false, by: 'timeout', via: 'timeout', reason: `it expired at ${request.expiresAt}` });
+    return true;
+  }
+}
+
+function notFound(id: string): AgentSpacesError {
+  return new AgentSpacesError('APPROVAL_NOT_FOUND', `No approval request ${JSON.stringify(id).slice(0, 140)} is on record`, { id: String(id).slice(0, 140) });
+}
+
+function answered(view: ApprovalView): AgentSpacesError {
+  const how = view.answer ? `${view.answer.approved ? 'approved' : 'denied'} by ${view.answer.by}` : view.status;
+  return new AgentSpacesError('APPROVAL_ANSWERED', `Approval request ${view.id} was answered already (${how})`, { id: view.id, answer: view.answer });
+}
