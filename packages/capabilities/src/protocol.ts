@@ -28,7 +28,10 @@ export interface CallMessage {
 }
 
 /** Host -> sandbox: the outcome of a call. Errors are data; the prelude rebuilds them as `CapabilityError`. */
-export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: WireError };
+export type CallOutcome = ({ ok: true; value: unknown } | { ok: false; error: WireError }) & {
+  /** A replayed call's recorded return time (ms since the epoch): the sandbox's clock moves there as it is settled. */
+  at?: number;
+};
 
 /** The host's side of the bridge, as the runtime sees it. */
 export interface HostPort {

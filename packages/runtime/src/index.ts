@@ -1,5 +1,6 @@
 export { DEFAULT_LIMITS, type RunLimits } from './limits.js';
 export type { LogEntry, RunOutcome, RunStats } from './outcome.js';
+export type { RunClock } from './prelude/contract.js';
 export {
   Sandbox,
   SandboxSession,

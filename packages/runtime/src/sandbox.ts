@@ -4,6 +4,7 @@ import { portSink } from './isolate/channel.js';
 import { IsolateRunner, type IsolateSession, type RunRoutes } from './isolate/runner.js';
 import { resolveLimits, type RunLimits } from './limits.js';
 import { failed, type RunOutcome } from './outcome.js';
+import type { RunClock } from './prelude/contract.js';
 import { prepareRun } from './script/prepare.js';
 import { warmTranspiler } from './script/transpile.js';
 
@@ -54,6 +55,8 @@ export interface RunOptions {
    * runs without one count as one shared owner. The in-process {@link Sandbox} ignores it.
    */
   owner?: string;
+  /** How the run's clock and `Math.random` start (to record it, or to replay a recorded run); default: the real ones. */
+  clock?: RunClock;
 }
 
 /** Options of `AgentSandbox.createSession`. */
@@ -92,7 +95,7 @@ export class Sandbox implements AgentSandbox {
   async run(code: string, options: RunOptions): Promise<RunOutcome> {
     const started = performance.now();
     if (this.#runner.closed) return failed({ code: 'SPACE_CLOSED', message: 'The sandbox is closed' }, started);
-    const prepared = await prepareRun(code, this.#limits, options.limits, this.#runner.modules);
+    const prepared = await prepareRun(code, this.#limits, options.limits, this.#runner.modules, options.clock);
     if ('error' in prepared) return failed(prepared.error, started);
     return this.#runner.run(prepared.run, routesOf(options), started);
   }
@@ -139,7 +142,7 @@ export class SandboxSession implements SandboxSessionHandle {
 
   /** Runs agent code in the session's context after any earlier run has finished. Never rejects. */
   run(code: string, options: RunOptions): Promise<RunOutcome> {
-    return this.#session.run(() => prepareRun(code, this.#limits, options.limits, this.#modules()), routesOf(options));
+    return this.#session.run(() => prepareRun(code, this.#limits, options.limits, this.#modules(), options.clock), routesOf(options));
   }
 
   /** Ends the session: a run still going ends with `SESSION_CLOSED`, later runs are refused. */

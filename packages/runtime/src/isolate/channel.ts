@@ -274,7 +274,7 @@ export class CallChannel {
       setImmediate(() => this.#settle(seq, outcome, capability, fn));
       return;
     }
-    const args: SettleArguments = outcome.ok ? [seq, true, outcome.value] : [seq, false, outcome.error];
+    const args: SettleArguments = outcome.ok ? [seq, true, outcome.value, outcome.at] : [seq, false, outcome.error, outcome.at];
     const failed = (error: unknown): void => {
       if (this.#ended) return;
       if (outcome.ok && /could not be cloned/i.test(String(error))) {
@@ -327,9 +327,12 @@ export class CallChannel {
  */
 function checkOutcome(outcome: unknown, capability: string, fn: string): CallOutcome {
   if (isRecord(outcome)) {
-    if (outcome.ok === true) return { ok: true, value: outcome.value };
+    let checked: CallOutcome | undefined;
+    if (outcome.ok === true) checked = { ok: true, value: outcome.value };
     const error = outcome.ok === false ? readWireError(outcome.error, 'run') : undefined;
-    if (error) return { ok: false, error };
+    if (error) checked = { ok: false, error };
+    if (checked && typeof outcome.at === 'number' && Number.isFinite(outcome.at)) checked.at = outcome.at;
+    if (checked) return checked;
   }
   return { ok: false, error: { code: 'INTERNAL', message: `The host returned a malformed outcome for ${capability}.${fn}`, capability, function: fn } };
 }

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type ivm from 'isolated-vm';
 import { AgentSpacesError, BRIDGE_MODULE, type WireError } from '@agent-spaces/capabilities';
 import type { TranspiledScript } from '../script/assemble.js';
+import type { RunClock } from '../prelude/contract.js';
 import type { CallChannel } from './channel.js';
 import {
   HOST_CALL_GLOBAL,
@@ -127,16 +128,16 @@ export class SandboxContext {
    * Starts `__main__` through the prelude's runner on the isolate's thread; its result reaches {@link channel}'s
    * `onDone`. Resolves when that first stretch of agent code (its microtasks included) is over.
    */
-  start(agent: ivm.Reference<AgentModule>, persist: boolean): Promise<void> {
-    return this.#run.apply(undefined, [agent.derefInto({ release: true }), persist]);
+  start(agent: ivm.Reference<AgentModule>, persist: boolean, clock: RunClock | undefined): Promise<void> {
+    return this.#run.apply(undefined, [agent.derefInto({ release: true }), persist, clock?.seed, clock?.startedAt]);
   }
 
   /**
    * Starts `__main__` on the host thread and returns when its first stretch (its microtasks included) is over; throws
    * isolated-vm's timeout error when that takes longer than `timeoutMs` (the stretch is then cut short).
    */
-  startInline(agent: ivm.Reference<AgentModule>, timeoutMs: number): void {
-    this.#run.applySync(undefined, [agent.derefInto({ release: true }), false], { timeout: timeoutMs });
+  startInline(agent: ivm.Reference<AgentModule>, timeoutMs: number, clock: RunClock | undefined): void {
+    this.#run.applySync(undefined, [agent.derefInto({ release: true }), false, clock?.seed, clock?.startedAt], { timeout: timeoutMs });
   }
 
   /** Evaluates a no-op in this context: settles only when the isolate is free to run it. */

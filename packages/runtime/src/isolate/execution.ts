@@ -94,8 +94,8 @@ class RunInIsolate {
     const lease = this.#lease;
     try {
       const agent = lease.context.link(run.script, modules, this.#wallLeft());
-      if (persist) return this.#channel.startedOn(lease.context.start(agent, true));
-      if (this.#channel.tryInline((timeoutMs) => lease.context.startInline(agent, timeoutMs))) return;
+      if (persist) return this.#channel.startedOn(lease.context.start(agent, true, run.clock));
+      if (this.#channel.tryInline((timeoutMs) => lease.context.startInline(agent, timeoutMs, run.clock))) return;
       lease.context.release();
       lease.context = await lease.isolate.newContext(modules);
       if (this.#over) {
@@ -103,7 +103,7 @@ class RunInIsolate {
         return;
       }
       this.#channel = this.#openChannel();
-      this.#channel.startedOn(lease.context.start(lease.context.link(run.script, modules, this.#wallLeft()), false));
+      this.#channel.startedOn(lease.context.start(lease.context.link(run.script, modules, this.#wallLeft()), false, run.clock));
     } catch (error) {
       // Linking runs only trusted code, and a new context none: nothing of the agent's is left running.
       this.settled = true;

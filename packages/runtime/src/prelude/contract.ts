@@ -63,13 +63,25 @@ export type MainResult =
   /** The script's value could not be copied out of the sandbox (why, in V8's words). */
   | { ok: false; notCloneable: string };
 
+/** How a run's clock and random numbers start (see `prelude/clock.ts`): recorded with a run, given again to replay it. */
+export interface RunClock {
+  /** The 32-bit seed of `Math.random` (used by the first run of a context; a session's later runs go on). */
+  seed: number;
+  /** Milliseconds since the epoch the run's clock starts at. */
+  startedAt: number;
+}
+
 /** What the prelude gives the host for one context. */
 export interface PreludeApi {
-  /** Delivers the outcome of call `seq`: its value when `ok`, else its error (dropped when `seq` is unknown). */
-  settle(seq: number, ok: boolean, valueOrError: unknown): void;
+  /**
+   * Delivers the outcome of call `seq`: its value when `ok`, else its error (dropped when `seq` is unknown). `at`, when
+   * given (a replayed call's recorded return time), moves the run's clock there.
+   */
+  settle(seq: number, ok: boolean, valueOrError: unknown, at?: number): void;
   /**
    * Starts the agent module's default export and returns; how it ends is reported through {@link HostDone}. With
-   * `persist`, keeps its top-level declarations as globals.
+   * `persist`, keeps its top-level declarations as globals. `seed` and `startedAt` set the run's clock and random
+   * numbers up (`prelude/clock.ts`; a recorded run's, when it is replayed).
    */
-  run(agent: AgentModule, persist: boolean): void;
+  run(agent: AgentModule, persist: boolean, seed?: number, startedAt?: number): void;
 }

@@ -21,6 +21,7 @@ import {
   type MainResult,
   type PreludeApi,
 } from './contract.js';
+import { advanceClock, installClock, startClock } from './clock.js';
 import { ApprovalDeniedError, CapabilityError, capabilityError, describeThrown } from './errors.js';
 import { formatLogArgs } from './inspect.js';
 import { ObjectCtor, PromiseCtor, defineProperty, deleteProperty, freeze, ownKeys } from './intrinsics.js';
@@ -63,15 +64,17 @@ function call(capability: string, fn: string, params: unknown): Promise<unknown>
   });
 }
 
-function settle(seq: number, ok: boolean, valueOrError: unknown): void {
+function settle(seq: number, ok: boolean, valueOrError: unknown, at?: number): void {
   const entry = pending[seq];
   if (entry === undefined) return;
   delete pending[seq];
+  advanceClock(at);
   if (ok === true) entry.resolve(valueOrError);
   else entry.reject(capabilityError(valueOrError as CallError, entry.capability, entry.fn));
 }
 
-function run(agent: AgentModule, persist: boolean): void {
+function run(agent: AgentModule, persist: boolean, seed?: number, startedAt?: number): void {
+  if (typeof seed === 'number' && typeof startedAt === 'number') startClock({ seed, startedAt });
   void runToEnd(agent.default, persist);
 }
 
@@ -127,6 +130,7 @@ deleteProperty(global, HOST_DONE_GLOBAL);
 deleteProperty(global, 'SharedArrayBuffer');
 deleteProperty(global, 'Atomics');
 deleteProperty(global, 'WebAssembly');
+installClock(global);
 freeze(CapabilityError.prototype);
 freeze(CapabilityError);
 freeze(ApprovalDeniedError.prototype);

@@ -1,5 +1,6 @@
 import { BRIDGE_MODULE, toWireError, type WireError } from '@agent-spaces/capabilities';
 import { resolveLimits, type RunLimits } from '../limits.js';
+import type { RunClock } from '../prelude/contract.js';
 import { transpileAsync, type TranspiledScript } from './transpile.js';
 
 /**
@@ -11,11 +12,13 @@ export interface PreparedRun {
   readonly script: TranspiledScript;
   /** The run's limits: the sandbox's, with the run's own over them. */
   readonly limits: RunLimits;
+  /** How its clock and `Math.random` start (given by the caller to record or replay the run); absent: the real ones. */
+  readonly clock?: RunClock;
 }
 
 /**
  * Prepares a run: layers `override` over the sandbox's `base` limits, transpiles `code` and checks its imports against
- * `modules`. Returns the prepared run, or the error that ends it (`CONFIG_INVALID` naming a bad limit, `SYNTAX_ERROR`,
+ * `modules`; `clock` goes with it as it is. Returns the prepared run, or the error that ends it (`CONFIG_INVALID` naming a bad limit, `SYNTAX_ERROR`,
  * `IMPORT_NOT_FOUND` listing what can be imported).
  */
 export async function prepareRun(
@@ -23,6 +26,7 @@ export async function prepareRun(
   base: RunLimits,
   override: Partial<RunLimits> | undefined,
   modules: ReadonlyMap<string, string>,
+  clock?: RunClock,
 ): Promise<{ run: PreparedRun } | { error: WireError }> {
   let limits = base;
   let script: TranspiledScript;
@@ -37,7 +41,7 @@ export async function prepareRun(
   for (const specifier of script.imports) {
     if (specifier === BRIDGE_MODULE || !modules.has(specifier)) return { error: importNotFound(specifier, modules) };
   }
-  return { run: { script, limits } };
+  return { run: clock ? { script, limits, clock } : { script, limits } };
 }
 
 /** `IMPORT_NOT_FOUND` for `specifier`, listing what can be imported. */

@@ -87,7 +87,7 @@ export class ProcessSandbox implements AgentSandbox {
     if (this.#closed) return failed({ code: 'SPACE_CLOSED', message: 'The sandbox is closed' }, started);
     const owner = ownerOf(options);
     if ('error' in owner) return failed(owner.error, started);
-    const prepared = await prepareRun(code, this.#limits, options.limits, this.#modules);
+    const prepared = await prepareRun(code, this.#limits, options.limits, this.#modules, options.clock);
     if ('error' in prepared) return failed(prepared.error, started);
     const child = await waitFor((cancel) => this.#pool.acquire(owner.owner, cancel), prepared.run, started, options.signal);
     if (!(child instanceof SupervisedChild)) return failed(child ?? { code: 'SPACE_CLOSED', message: 'The sandbox is closed' }, started);
@@ -188,7 +188,7 @@ export class ProcessSession implements SandboxSessionHandle, PlacedSession {
   async #run(code: string, options: RunOptions): Promise<RunOutcome> {
     const started = performance.now();
     if (this.#ended) return failed(this.#ended, started);
-    const prepared = await prepareRun(code, this.#limits, options.limits, this.#modules());
+    const prepared = await prepareRun(code, this.#limits, options.limits, this.#modules(), options.clock);
     if ('error' in prepared) return failed(prepared.error, started);
     const child = await waitFor((cancel) => this.#sessionChild.child(cancel), prepared.run, started, options.signal);
     if (this.#ended) return failed(this.#ended, started);

@@ -154,7 +154,7 @@ export class SupervisedChild {
       };
       this.#runs.set(runId, run);
       const left = Math.max(1, limits.timeoutMs - (performance.now() - started));
-      this.#send({ kind: 'run', runId, run: { script: prepared.script, limits: { ...limits, timeoutMs: left } }, ...(session === undefined ? {} : { session }) });
+      this.#send({ kind: 'run', runId, run: { ...prepared, limits: { ...limits, timeoutMs: left } }, ...(session === undefined ? {} : { session }) });
       // Not unref'd: a caller waiting for the run keeps the event loop alive until it ends.
       run.timers.push(setTimeout(() => this.kill(timeout(limits)), left + graceMs));
       if (signal?.aborted) onAbort();
