@@ -1,4 +1,4 @@
-import { CAPABILITY_FILES, builtFile, capabilityDir, type CapabilityConfig, type ExecutorSpec, type JsonSchema, type ObjectSchema } from '@agent-spaces/capabilities';
+import { CAPABILITY_FILES, builtFile, capabilityDir, type CapabilityConfig, type ExecutorSpec, type JsonSchema, type McpTaskSupport, type ObjectSchema } from '@agent-spaces/capabilities';
 import { FieldReader } from './output/fields.js';
 import { readBuiltJson } from './output/files.js';
 import { readBuiltMeta } from './output/meta.js';
@@ -9,6 +9,8 @@ interface BuiltFunction {
   sourceName: string;
   requiresApproval: boolean;
   approvalMessage: string | undefined;
+  /** How the MCP tool runs as a task (`meta.json`'s `task`). */
+  task: McpTaskSupport | undefined;
   parameters: ObjectSchema;
   returns: JsonSchema | undefined;
 }
@@ -31,7 +33,7 @@ export function readBuiltCapability(outDir: string, id: string): BuiltCapability
   const meta = readBuiltMeta(outDir, id);
   const fields = new FieldReader(builtFile(outDir, id, CAPABILITY_FILES.schema));
   const schemaFunctions = fields.object(fields.object(readBuiltJson(outDir, id, CAPABILITY_FILES.schema), '').functions, '/functions');
-  const functions = meta.functions.map(({ name, sourceName, requiresApproval, approvalMessage }): BuiltFunction => {
+  const functions = meta.functions.map(({ name, sourceName, requiresApproval, approvalMessage, task }): BuiltFunction => {
     const key = Object.hasOwn(schemaFunctions, name) ? name : sourceName;
     if (!Object.hasOwn(schemaFunctions, key)) fields.fail(`/functions/${name}`, 'is missing');
     const schemas = fields.object(schemaFunctions[key], `/functions/${key}`);
@@ -42,6 +44,7 @@ export function readBuiltCapability(outDir: string, id: string): BuiltCapability
       sourceName,
       requiresApproval: requiresApproval ?? false,
       approvalMessage,
+      task,
       parameters: parameters as unknown as ObjectSchema,
       returns: schemas.returns === undefined ? undefined : (fields.object(schemas.returns, `/functions/${key}/returns`) as JsonSchema),
     };

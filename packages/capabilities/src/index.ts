@@ -30,6 +30,7 @@ export type {
   CapabilitySchemaFile,
   ExecutorSpec,
   FunctionIR,
+  McpTaskSupport,
   OpenApiAuth,
   OpenApiExecutorSpec,
   OpenApiOperationSpec,

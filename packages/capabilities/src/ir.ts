@@ -94,7 +94,15 @@ export interface FunctionIR {
    * which the bridge calls from `host.mjs` (`definition.functions[sourceName].approvalMessage`).
    */
   hostApprovalMessage?: boolean;
+  /**
+   * How an MCP tool may run as an MCP task (its `execution.taskSupport`): `required` is called as a task (created,
+   * polled, its result fetched), `optional` with a plain call; absent for every other function.
+   */
+  task?: McpTaskSupport;
 }
+
+/** An MCP tool's `execution.taskSupport` other than `forbidden`: whether it must or may run as an MCP task. */
+export type McpTaskSupport = 'required' | 'optional';
 
 /** A capability after normalization: what every source produces and every emitter consumes. */
 export interface CapabilityIR {
@@ -163,6 +171,8 @@ export interface CapabilityMeta {
     approvalMessage?: string;
     /** The approval message comes from the host module (see {@link FunctionIR.hostApprovalMessage}). */
     hostApprovalMessage?: boolean;
+    /** The MCP tool must or may run as a task (see {@link FunctionIR.task}). */
+    task?: McpTaskSupport;
   }>;
   /** The npm package it was built from, for a capability of source kind `npm`. */
   package?: PackageInfo;

@@ -66,8 +66,8 @@ describe('the four official servers compile to declarations that pass tsc --stri
     for (const d of found) {
       const { capability, diagnostics } = mcpToCapability(d);
       expect(diagnostics.filter((x) => x.severity === 'error')).toEqual([]);
-      const callable = d.tools.filter((t) => t.execution?.taskSupport !== 'required').map((t) => t.name);
-      expect(capability.functions.filter((f) => !f.sourceName.includes('/')).map((f) => f.sourceName)).toEqual(callable);
+      const tools = d.tools.map((t) => t.name);
+      expect(capability.functions.filter((f) => !f.sourceName.includes('/')).map((f) => f.sourceName)).toEqual(tools);
     }
     const ids = found.map((d) => mcpToCapability(d).capability).map((c) => [c.id, c.exportName]);
     expect(ids).toEqual([
@@ -216,11 +216,19 @@ describe('tools become functions', () => {
     ]);
   });
 
-  it('leaves out a tool that only runs as a task, with a warning', () => {
-    const tools: McpTool[] = [{ name: 'research', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } }];
+  it('builds a tool that must or may run as a task, and records which in its task', () => {
+    const tools: McpTool[] = [
+      { name: 'research', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } },
+      { name: 'count', inputSchema: { type: 'object' }, execution: { taskSupport: 'optional' } },
+      { name: 'peek', inputSchema: { type: 'object' }, execution: { taskSupport: 'forbidden' } },
+    ];
     const { capability, diagnostics } = mcpToCapability(discovery(tools));
-    expect(capability.functions).toEqual([]);
-    expect(diagnostics).toMatchObject([{ code: 'INVALID_DEFINITION', severity: 'warning', pointer: '/tools/0/execution/taskSupport' }]);
+    expect(diagnostics).toEqual([]);
+    expect(capability.functions.map((f) => [f.name, f.task])).toEqual([
+      ['research', 'required'],
+      ['count', 'optional'],
+      ['peek', undefined],
+    ]);
   });
 
   it('reports an input schema that is not an object schema', () => {

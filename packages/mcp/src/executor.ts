@@ -1,10 +1,10 @@
-import { AgentSpacesError, checkJsonParams, isRecord, type ExecutorSpec, type HandlerContext } from '@agent-spaces/capabilities';
+import { AgentSpacesError, checkJsonParams, isRecord, type ExecutorSpec, type HandlerContext, type McpTaskSupport } from '@agent-spaces/capabilities';
 import type { McpClientPool } from './pool.js';
 import { toToolResult } from './result.js';
 import { parseMcpSourceName } from './source-names.js';
 
 /** Executes one function of an MCP capability: `fn.sourceName` says which tool, resource function or prompt. */
-export type McpExecutor = (fn: { sourceName: string }, params: unknown, context: HandlerContext) => Promise<unknown>;
+export type McpExecutor = (fn: { sourceName: string; task?: McpTaskSupport | undefined }, params: unknown, context: HandlerContext) => Promise<unknown>;
 
 /** What else an MCP executor does with results. */
 export interface McpExecutorOptions {
@@ -20,8 +20,9 @@ export interface McpExecutorOptions {
  * `pool`. Before each call the server's current tool list is compared with the build's `toolsHash`: a change fails the
  * call with `CAPABILITY_STALE` (rebuild). A tool with an `outputSchema` resolves to its `structuredContent`, any other
  * tool to `McpToolResult` (`{ content, text, data? }`, its data heard by `options.onToolData`); `listResources` to the resources, `readResource` to the contents, a
- * prompt function to the prompt's messages. The server's progress notifications go to `context.progress`; the call is
- * cancelled when `context.signal` aborts. Params JSON cannot carry fail with `INVALID_PARAMS`; a result larger than the
+ * prompt function to the prompt's messages. A tool whose `fn.task` is `required` is called as an MCP task (its status
+ * messages are progress too; an `optional` one gets a plain call). The server's progress notifications go to
+ * `context.progress`; the call (or task) is cancelled when `context.signal` aborts. Params JSON cannot carry fail with `INVALID_PARAMS`; a result larger than the
  * stdio client reads (10 MiB) with `PAYLOAD_TOO_LARGE`.
  */
 export function createMcpExecutor(
@@ -37,7 +38,7 @@ export function createMcpExecutor(
     const target = parseMcpSourceName(fn.sourceName);
     switch (target.kind) {
       case 'tool': {
-        const result = await pool.callTool(server, target.name, args, callOptions);
+        const result = await pool.callTool(server, target.name, args, fn.task === 'required' ? { ...callOptions, task: true } : callOptions);
         const tool = await pool.tool(server, target.name);
         if (tool?.outputSchema) return result.structuredContent;
         const value = toToolResult(result);

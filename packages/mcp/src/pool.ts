@@ -1,6 +1,5 @@
 import { AgentSpacesError, isAgentSpacesError, type ProgressUpdate } from '@agent-spaces/capabilities';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ErrorCode,
   McpError,
@@ -14,6 +13,7 @@ import { connectMcpServer, type ConnectOptions, type McpConnection } from './con
 import { hashTools, listAllResources, listAllTools, type McpResource, type McpTool } from './discover.js';
 import { mcpUnavailable } from './errors.js';
 import { toToolResult } from './result.js';
+import { callToolTask, type TaskRequestOptions } from './task.js';
 
 /** Options of a {@link McpClientPool}: how servers are connected, and the default per-call timeout. */
 export interface McpPoolOptions extends ConnectOptions {
@@ -27,8 +27,13 @@ export interface McpCallOptions {
   signal?: AbortSignal;
   /** Rejects with `TIMEOUT` (and cancels the request) after this many ms. */
   timeoutMs?: number;
-  /** Receives the server's progress notifications for this call. */
+  /** Receives the server's progress notifications for this call (and, for a task, its new status messages). */
   onProgress?: (progress: ProgressUpdate) => void;
+  /**
+   * Calls the tool as an MCP task (`tools/call` with `task`, polled with `tasks/get` until it ends, then `tasks/result`);
+   * `timeoutMs` bounds the whole wait, and an abort or a timeout sends the task `tasks/cancel`. Only `callTool` reads it.
+   */
+  task?: boolean;
 }
 
 interface Entry {
@@ -61,7 +66,9 @@ export class McpClientPool {
   /** Calls a tool; resolves to the server's result (`content`, optional `structuredContent`). */
   async callTool(server: string, tool: string, args: Record<string, unknown> = {}, options: McpCallOptions = {}): Promise<CallToolResult> {
     const result = await this.request(server, tool, options, (client, requestOptions) =>
-      client.callTool({ name: tool, arguments: args }, undefined, requestOptions),
+      options.task
+        ? callToolTask(client, { server, tool, args }, requestOptions)
+        : client.callTool({ name: tool, arguments: args }, undefined, requestOptions),
     );
     if (!('content' in result)) {
       throw new AgentSpacesError('HANDLER_ERROR', `MCP tool "${tool}" of "${server}" returned no content`, { server, tool });
@@ -185,7 +192,7 @@ export class McpClientPool {
     server: string,
     what: string,
     options: McpCallOptions,
-    send: (client: Client, requestOptions: RequestOptions) => Promise<T>,
+    send: (client: Client, requestOptions: TaskRequestOptions) => Promise<T>,
   ): Promise<T> {
     const entry = await this.entry(server);
     const { connection } = entry;
@@ -196,7 +203,7 @@ export class McpClientPool {
     const forward = () => perCall?.abort(signal?.reason);
     if (signal?.aborted) forward();
     else signal?.addEventListener('abort', forward, { once: true });
-    const requestOptions: RequestOptions = {
+    const requestOptions: TaskRequestOptions = {
       timeout: timeoutMs,
       ...(perCall ? { signal: perCall.signal } : {}),
       ...(onProgress ? { onprogress: (p: ProgressUpdate) => onProgress({ ...p }) } : {}),

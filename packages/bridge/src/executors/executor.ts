@@ -1,3 +1,4 @@
+import type { McpTaskSupport } from '@agent-spaces/capabilities';
 import type { RuntimeHandlers, HostFunction } from '../types.js';
 import type { McpClientPool } from '@agent-spaces/mcp';
 
@@ -5,6 +6,8 @@ import type { McpClientPool } from '@agent-spaces/mcp';
 export interface FunctionRef {
   name: string;
   sourceName: string;
+  /** How an MCP tool runs as a task, when it may. */
+  task?: McpTaskSupport | undefined;
 }
 
 /** Where a built capability lives, for executors that need its files or ids. */

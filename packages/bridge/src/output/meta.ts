@@ -12,6 +12,7 @@ import {
   type CapabilityConfig,
   type CapabilityMeta,
   type ExecutorSpec,
+  type McpTaskSupport,
   type PackageDependency,
   type PackageInfo,
   type SourceKind,
@@ -24,6 +25,8 @@ import { readBuiltJson } from './files.js';
 const SOURCE_KINDS: Readonly<Record<SourceKind, true>> = { json: true, 'define-tool': true, mcp: true, openapi: true, npm: true, skill: true };
 
 const PACKAGE_MODES: readonly PackageInfo['mode'][] = ['sandbox', 'host'];
+
+const TASK_SUPPORT: readonly McpTaskSupport[] = ['required', 'optional'];
 
 /**
  * The `meta.json` of capability `id` in `dir` (a `capabilitiesDir`), read and checked: every field of
@@ -77,12 +80,15 @@ function readFunction(fields: FieldReader, raw: unknown, at: string): Capability
   const requiresApproval = fields.optionalBoolean(entry.requiresApproval, `${at}/requiresApproval`);
   const approvalMessage = fields.optionalString(entry.approvalMessage, `${at}/approvalMessage`);
   const hostApprovalMessage = fields.optionalBoolean(entry.hostApprovalMessage, `${at}/hostApprovalMessage`);
+  const task = entry.task;
+  if (task !== undefined && !TASK_SUPPORT.includes(task as McpTaskSupport)) fields.fail(`${at}/task`, `must be one of ${TASK_SUPPORT.join(', ')}`);
   return {
     name: fields.string(entry.name, `${at}/name`),
     sourceName: fields.string(entry.sourceName, `${at}/sourceName`),
     ...(requiresApproval !== undefined ? { requiresApproval } : {}),
     ...(approvalMessage !== undefined ? { approvalMessage } : {}),
     ...(hostApprovalMessage !== undefined ? { hostApprovalMessage } : {}),
+    ...(task !== undefined ? { task: task as McpTaskSupport } : {}),
   };
 }
 

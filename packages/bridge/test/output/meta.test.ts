@@ -33,7 +33,10 @@ describe('readBuiltMeta', () => {
     };
     const file = await builtMeta((meta) => {
       Object.assign(meta, extra);
-      (meta.functions as object[]).push({ name: 'cancel', sourceName: 'cancel', approvalMessage: 'Cancel {id}?', hostApprovalMessage: true });
+      (meta.functions as object[]).push(
+        { name: 'cancel', sourceName: 'cancel', approvalMessage: 'Cancel {id}?', hostApprovalMessage: true },
+        { name: 'report', sourceName: 'report', task: 'required' },
+      );
     });
     const written = JSON.parse(await readFile(file, 'utf8')) as CapabilityMeta;
     expect(readBuiltMeta(dir, 'trains')).toEqual(written);
@@ -56,6 +59,7 @@ describe('readBuiltMeta', () => {
     ['/dependencies/0/name', (m: Record<string, unknown>) => (m.dependencies = [{ name: '', version: '1' }])],
     ['/functions/1/name', (m: Record<string, unknown>) => (m.functions = [{ name: 'f', sourceName: 'f' }, { name: 'f', sourceName: 'g' }])],
     ['/functions/0/hostApprovalMessage', (m: Record<string, unknown>) => (m.functions = [{ name: 'f', sourceName: 'f', hostApprovalMessage: 'yes' }])],
+    ['/functions/0/task', (m: Record<string, unknown>) => (m.functions = [{ name: 'f', sourceName: 'f', task: 'forbidden' }])],
     ['/config/rateLimit/period', (m: Record<string, unknown>) => (m.config = { rateLimit: { requests: 1, period: 'fortnight' } })],
     ['/executor/headers/x-key', (m: Record<string, unknown>) => (m.executor = { kind: 'http', url: 'http://127.0.0.1/', headers: { 'x-key': 1 } })],
     ['/executor/baseUrl', (m: Record<string, unknown>) => (m.executor = { kind: 'openapi', baseUrl: 'ftp://x', operations: {} })],

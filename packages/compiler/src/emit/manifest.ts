@@ -49,6 +49,7 @@ export function emitMeta(capability: CapabilityIR, options: MetaOptions): Capabi
       ...(fn.requiresApproval !== undefined ? { requiresApproval: fn.requiresApproval } : {}),
       ...(fn.approvalMessage !== undefined ? { approvalMessage: fn.approvalMessage } : {}),
       ...(fn.hostApprovalMessage ? { hostApprovalMessage: true } : {}),
+      ...(fn.task !== undefined ? { task: fn.task } : {}),
     })),
     ...(capability.package ? { package: capability.package } : {}),
     ...(capability.dependencies ? { dependencies: capability.dependencies } : {}),

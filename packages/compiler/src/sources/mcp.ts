@@ -1,7 +1,8 @@
 /**
  * MCP source: one discovered MCP server → one capability `@capabilities/mcp-<server>`. Every tool becomes a
- * function (its input schema the parameters, its output schema the result); resources and prompts become
- * `listResources()`, `readResource({ uri })` and `prompt<Name>(args)`. Calls go to the `mcp` executor.
+ * function (its input schema the parameters, its output schema the result, its `execution.taskSupport` the function's
+ * `task`); resources and prompts become `listResources()`, `readResource({ uri })` and `prompt<Name>(args)`. Calls go
+ * to the `mcp` executor.
  */
 import { readObserved } from '@agent-spaces/bridge/output';
 import {
@@ -10,6 +11,7 @@ import {
   type Diagnostic,
   type FunctionIR,
   type McpServerConfig,
+  type McpTaskSupport,
   type ObjectSchema,
   type ObservedFile,
 } from '@agent-spaces/capabilities';
@@ -257,16 +259,6 @@ function toolFunction(tool: McpTool, pointer: string, file: string, diagnostics:
     });
     return undefined;
   }
-  if (tool.execution?.taskSupport === 'required') {
-    diagnostics.push({
-      code: 'INVALID_DEFINITION',
-      severity: 'warning',
-      file,
-      pointer: `${pointer}/execution/taskSupport`,
-      message: `tool ${JSON.stringify(tool.name)} can only run as an MCP task, which agent-spaces does not call yet; it is left out`,
-    });
-    return undefined;
-  }
   const parameters = normalizeParameters(tool.inputSchema);
   if (!parameters.ok) {
     diagnostics.push({ code: 'INVALID_DEFINITION', severity: 'error', file, pointer: `${pointer}/inputSchema`, message: `inputSchema ${parameters.mustBe}` });
@@ -274,14 +266,22 @@ function toolFunction(tool: McpTool, pointer: string, file: string, diagnostics:
   }
   const returns = normalizeReturns(tool.outputSchema);
   const destructive = tool.annotations?.destructiveHint === true;
+  const task = taskSupport(tool);
   return {
     sourceName: tool.name,
     description: toolDescription(tool),
     parameters: parameters.schema,
     ...(returns ? { returns } : { returnsType: 'McpToolResult' }),
     ...(destructive ? { requiresApproval: true } : {}),
+    ...(task !== undefined ? { task } : {}),
     pointer,
   };
+}
+
+/** How the tool may run as an MCP task: `required` or `optional`, else undefined (`forbidden`, the default). */
+function taskSupport(tool: McpTool): McpTaskSupport | undefined {
+  const support = tool.execution?.taskSupport;
+  return support === 'required' || support === 'optional' ? support : undefined;
 }
 
 /** The tool's description, then a line naming the MCP tool, its title and what its annotations promise. */
