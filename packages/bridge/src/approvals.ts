@@ -1,6 +1,6 @@
 import { AgentSpacesError } from '@agent-spaces/capabilities';
 import { MemoryApprovalStore } from './stores/approvals.js';
-import type { ApprovalAnswer, ApprovalOutcome, ApprovalRequest, ApprovalStore, Approver } from './types.js';
+import type { ApprovalAnswer, ApprovalOutcome, ApprovalRecord, ApprovalRequest, ApprovalStore, Approver } from './types.js';
 
 /** Default time a pending approval waits before it counts as denied. */
 const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
@@ -14,6 +14,8 @@ export interface Approvals {
    * an answer can never apply to another request.
    */
   resolve(id: string, answer: ApprovalAnswer): Promise<boolean>;
+  /** Request `id` and its answer, when the store keeps it (a durable store keeps answered ones; the embedded one does not). */
+  get(id: string): Promise<ApprovalRecord | undefined>;
 }
 
 /** Options of {@link ApprovalDesk}. */
@@ -62,6 +64,10 @@ export class ApprovalDesk implements Approvals {
 
   pending(): Promise<ApprovalRequest[]> {
     return this.#store.pending();
+  }
+
+  get(id: string): Promise<ApprovalRecord | undefined> {
+    return typeof id === 'string' ? this.#store.get(id) : Promise.resolve(undefined);
   }
 
   resolve(id: string, answer: ApprovalAnswer): Promise<boolean> {

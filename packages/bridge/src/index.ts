@@ -29,7 +29,20 @@ export { MemoryRateLimitStore, type Admission, type RateLimitStore, type RateWin
 export { MemoryApprovalStore } from './stores/approvals.js';
 export { FileApprovalStore, type FileApprovalStoreOptions } from './stores/approval-files.js';
 export { stateFolder } from './stores/state-files.js';
-export { MemoryRunStore, type RunCall, type RunEnd, type RunQuery, type RunRecord, type RunStatus, type RunStore, type StartedRun } from './stores/runs.js';
+export {
+  MemoryRunStore,
+  type KeptRun,
+  type LedgerCall,
+  type RunCall,
+  type RunEnd,
+  type RunQuery,
+  type RunRecord,
+  type RunReplay,
+  type RunStatus,
+  type RunStore,
+  type StartedRun,
+} from './stores/runs.js';
+export { FileRunStore, type FileRunStoreOptions } from './stores/run-files.js';
 export { MemorySessionStore, type SessionInfo, type SessionQuery, type SessionStore } from './stores/sessions.js';
 export { createPolicy } from './policy.js';
 export { loadCapabilities, type LoadOptions } from './load.js';

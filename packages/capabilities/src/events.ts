@@ -68,8 +68,10 @@ export interface RunFinishedEvent extends EventBase {
  */
 export interface ApprovalRequiredEvent extends EventBase {
   type: 'approvalRequired';
-  /** Id of the approval request (for a call, also its bridge call id). */
+  /** Id of the approval request (`agent-spaces approvals show <id>`). */
   id: string;
+  /** The bridge's id of the call that waits (`source: 'capability'`). */
+  callId?: string;
   source: 'capability' | 'script';
   capability: string;
   function: string;

@@ -1,6 +1,6 @@
 export { SANDBOX_DECLARATIONS } from './declarations.js';
 export { configSpaceOptions, createSpace } from './space.js';
-export type { RunOptions, Session, Space, SpaceOptions, SpaceStores } from './types.js';
+export type { RestoredSession, RunOptions, Session, Space, SpaceOptions, SpaceStores } from './types.js';
 export { Run, type RunLog, type RunResult, type RunStats } from './run.js';
 export { deleteSkill, listSkills, saveSkill, type SaveSkillOptions, type SavedSkill, type SkillInfo, type SkillProject } from './skills.js';
 export { RUN_EVENT_PARAMS_BYTES, type TruncatedParams } from './budget.js';
@@ -13,6 +13,9 @@ export { DEFAULT_MAX_TURNS, agentLoop, toolFailure, type AgentLoopOptions, type 
 export { TOOL_PERMISSIONS, headlessView, type HeadlessView, type ToolPermission } from './agent/permission.js';
 export type { SandboxStats } from '@agent-spaces/runtime';
 export {
+  ApprovalService,
+  FileApprovalStore,
+  FileRunStore,
   FileAuditArchive,
   FileAuditStore,
   MemoryApprovalStore,
@@ -35,6 +38,8 @@ export {
   type PolicyDecision,
   type PolicyHook,
   type RateLimitStore,
+  type ApprovalView,
+  type KeptRun,
   type RunRecord,
   type RunStore,
   type RuntimeHandlers,

@@ -3,6 +3,8 @@ import type { Bridge, CallEvent, CallOrigin, RunStore } from '@agent-spaces/brid
 import type { RunOutcome, RunOptions as SandboxRunOptions } from '@agent-spaces/runtime';
 import { paramsBudget } from './budget.js';
 import { Run, type RunLog, type RunResult } from './run.js';
+import { RunDurability } from './durable/durability.js';
+import type { Replay } from './durable/replay.js';
 import { RunLedger } from './run-ledger.js';
 import { endRunSpan, startRunSpan } from './tracing.js';
 import type { Typecheck, TypecheckDiagnostic } from './typecheck.js';
@@ -25,6 +27,10 @@ export interface SpaceRunParts {
   approveScripts: boolean;
   /** The space's name, for the run's record and trace span. */
   space: string;
+  /** Size budget of a kept run's ledger (docs/runtime.md, "Durable runs"). */
+  maxLedgerBytes: number;
+  /** Keep a session's runs as they end, so a restarted server can restore the session (the app chose the run store). */
+  keepSessionRuns: boolean;
 }
 
 /** A session a run belongs to: its id and its own typecheck (which remembers the session's declarations). */
@@ -33,25 +39,33 @@ interface RunSession {
   typecheck: Typecheck;
 }
 
-/** Starts a {@link Run} of `code` in `execute`'s sandbox; its events and result are redacted by the bridge. */
-export type StartRun = (code: string, options: RunOptions, execute: Executor, session?: RunSession) => Run;
+/**
+ * Starts a {@link Run} of `code` in `execute`'s sandbox; its events and result are redacted by the bridge. With
+ * `replay`, the run replays a kept run (under its id) against its ledger.
+ */
+export type StartRun = (code: string, options: RunOptions, execute: Executor, session?: RunSession, replay?: Replay) => Run;
 
 /** The run starter of a space. */
 export function runStarter(parts: SpaceRunParts): StartRun {
-  return (code, options, execute, session) =>
-    new Run(options.onEvent, (emit) =>
-      runCode(code, options, (input) => emit(parts.bridge.redact(input)), {
-        ...parts,
-        typecheck: session?.typecheck ?? parts.typecheck,
-        execute,
-        ...(session ? { sessionId: session.id } : {}),
-      }).then((result) => parts.bridge.redact(result)),
+  return (code, options, execute, session, replay) =>
+    new Run(
+      options.onEvent,
+      (emit) =>
+        runCode(code, options, (input) => emit(parts.bridge.redact(input)), {
+          ...parts,
+          typecheck: session?.typecheck ?? parts.typecheck,
+          execute,
+          ...(session ? { sessionId: session.id } : {}),
+          replay,
+        }).then((result) => parts.bridge.redact(result)),
+      replay?.kept.id,
     );
 }
 
 interface RunContext extends SpaceRunParts {
   execute: Executor;
   sessionId?: string;
+  replay: Replay | undefined;
 }
 
 /**
@@ -59,7 +73,7 @@ interface RunContext extends SpaceRunParts {
  * calls going through the bridge (each call's outcome on the run's ledger), then `runFinished` and the record ended.
  */
 async function runCode(code: string, options: RunOptions, emit: (event: RunEventInput) => RunEvent, context: RunContext): Promise<RunResult> {
-  const started = performance.now();
+  const began = performance.now();
   const events: RunEvent[] = [];
   const bounded = paramsBudget();
   const record = (input: RunEventInput) => events.push(emit(bounded(input)));
@@ -67,18 +81,31 @@ async function runCode(code: string, options: RunOptions, emit: (event: RunEvent
   record({ type: 'runStarted', ...(sessionId ? { sessionId } : {}) });
   const { runId, timestamp: startedAt } = events[0]!;
   const owner = options.owner !== undefined ? { owner: options.owner } : {};
-  const ledger = new RunLedger(context.runs, { id: runId, space: context.space, script: code, startedAt, ...owner, ...(sessionId ? { sessionId } : {}) });
+  const startedRun = { id: runId, space: context.space, script: code, startedAt, ...owner, ...(sessionId ? { sessionId } : {}) };
+  const ledger = new RunLedger(context.runs, startedRun);
+  const durability = new RunDurability({
+    run: startedRun,
+    ledger,
+    redact: (value) => context.bridge.redact(value),
+    maxLedgerBytes: context.maxLedgerBytes,
+    keepEnded: sessionId !== undefined && context.keepSessionRuns,
+    replay: context.replay,
+  });
   const runTrace = startRunSpan({ runId, space: context.space, ...(sessionId ? { sessionId } : {}) });
   // Console output of host code run for the run's calls: run logs too, beside the sandbox's.
   const hostLogs: RunLog[] = [];
   const onEvent = (input: CallEvent) => {
+    // Kept before anyone hears of it: a run announced as paused is on record.
+    durability.onEvent(input);
     record(input);
     const event = events.at(-1)!;
     if (event.type === 'log') hostLogs.push({ level: event.level, message: event.message, timestamp: event.timestamp });
     if (event.type === 'capabilityResult') ledger.call(event);
   };
-  const origin = { runId, ...(sessionId ? { sessionId } : {}), onEvent, traceContext: runTrace.context, ...(options.onApproval ? { onApproval: options.onApproval } : {}) };
+  const approver = durability.approver(options.onApproval);
+  const origin = { runId, ...(sessionId ? { sessionId } : {}), onEvent, traceContext: runTrace.context, ...(approver ? { onApproval: approver } : {}) };
   const finish = async (result: RunResult): Promise<RunResult> => {
+    durability.end(result.ok ? undefined : result.error);
     const ended = await ledger.end(result);
     if (!ended.ok) record({ type: 'error', error: ended.error });
     record({ type: 'runFinished', ok: ended.ok, durationMs: ended.stats.durationMs, capabilityCalls: ended.stats.capabilityCalls });
@@ -86,22 +113,32 @@ async function runCode(code: string, options: RunOptions, emit: (event: RunEvent
     return ended;
   };
   const refused = (await ledger.started()) ?? (await refusalOf(code, options, context, origin));
-  if (refused) return finish({ ok: false, error: refused, logs: [], events, stats: { durationMs: performance.now() - started, capabilityCalls: 0 } });
-  const outcome = await execute(code, options, context, origin, (entry) => record({ type: 'log', level: entry.level, message: entry.message }));
-  const stats = { durationMs: performance.now() - started, capabilityCalls: outcome.stats.capabilityCalls };
+  if (refused) return finish({ ok: false, error: refused, logs: [], events, stats: { durationMs: performance.now() - began, capabilityCalls: 0 } });
+  const outcome = await execute(code, options, context, origin, durability, (entry) => record({ type: 'log', level: entry.level, message: entry.message }));
+  const stats = { durationMs: performance.now() - began, capabilityCalls: outcome.stats.capabilityCalls };
   const logs = hostLogs.length === 0 ? outcome.logs : [...outcome.logs, ...hostLogs].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
-  return finish(outcome.ok ? { ok: true, result: outcome.value, logs, events, stats } : { ok: false, error: outcome.error, logs, events, stats });
+  const error = durability.error(outcome.ok ? undefined : outcome.error);
+  return finish(!error && outcome.ok ? { ok: true, result: outcome.value, logs, events, stats } : { ok: false, error: error!, logs, events, stats });
 }
 
 /**
  * Executes `code`, its calls going to the bridge from `origin` and its console output to `onLog`; a session's
  * typecheck then remembers its declarations.
  */
-async function execute(code: string, options: RunOptions, context: RunContext, origin: CallOrigin, onLog: (entry: RunLog) => void): Promise<RunOutcome> {
-  const port: HostPort = { call: (message, signal) => context.bridge.call(message, signal, origin) };
+async function execute(
+  code: string,
+  options: RunOptions,
+  context: RunContext,
+  origin: CallOrigin,
+  durability: RunDurability,
+  onLog: (entry: RunLog) => void,
+): Promise<RunOutcome> {
+  const port: HostPort = durability.port({ call: (message, signal) => context.bridge.call(message, signal, origin) });
+  const signal = durability.signal(options.signal);
   const outcome = await context.execute(code, {
     port,
-    ...(options.signal ? { signal: options.signal } : {}),
+    clock: durability.clock,
+    ...(signal ? { signal } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.owner !== undefined ? { owner: options.owner } : {}),
     onLog,

@@ -1,5 +1,5 @@
 import { toWireError, type RunEvent, type WireError } from '@agent-spaces/capabilities';
-import { isoNow, type RunCall, type RunStore, type StartedRun } from '@agent-spaces/bridge';
+import { isoNow, type KeptRun, type RunCall, type RunStore, type StartedRun } from '@agent-spaces/bridge';
 import type { RunResult } from './run.js';
 
 /**
@@ -42,6 +42,16 @@ export class RunLedger {
       durationMs: Math.round(event.durationMs * 1000) / 1000,
     };
     this.#write(() => this.#store.addCall(this.#runId, call));
+  }
+
+  /** Keeps the run durably (`RunStore.keep`), in order with its other writes. */
+  keep(run: KeptRun): void {
+    this.#write(() => this.#store.keep(run));
+  }
+
+  /** Forgets what was kept of the run. */
+  forget(): void {
+    this.#write(() => this.#store.forget(this.#runId));
   }
 
   /** Ends the run's record with `result`; returns `result`, or an `INTERNAL` failure when the record could not be written. */

@@ -26,15 +26,19 @@ export type RunResult =
  */
 export class Run implements PromiseLike<RunResult>, AsyncIterable<RunEvent> {
   /** Unique id of this run, carried by every event. */
-  readonly id: string = randomUUID();
+  readonly id: string;
   readonly #events: RunEvent[] = [];
   readonly #wakers = new Set<() => void>();
   readonly #onEvent: ((event: RunEvent) => void) | undefined;
   #finished = false;
   #result!: Promise<RunResult>;
 
-  /** @internal Created by a space or session; `execute` receives the emitter and produces the result. */
-  constructor(onEvent: ((event: RunEvent) => void) | undefined, execute: (emit: (event: RunEventInput) => RunEvent) => Promise<RunResult>) {
+  /**
+   * @internal Created by a space or session; `execute` receives the emitter and produces the result. `id`: a resumed
+   * run's own (default: a new one).
+   */
+  constructor(onEvent: ((event: RunEvent) => void) | undefined, execute: (emit: (event: RunEventInput) => RunEvent) => Promise<RunResult>, id?: string) {
+    this.id = id ?? randomUUID();
     this.#onEvent = onEvent;
     this.#result = execute((event) => this.#emit(event)).finally(() => {
       this.#finished = true;

@@ -3,6 +3,8 @@ import { MemoryRunStore, createBridge, createGate, type Bridge, type Gate } from
 import { ProcessSandbox, Sandbox } from '@agent-spaces/runtime';
 import type { ResolvedConfig } from '@agent-spaces/compiler';
 import { AgentViews, ask } from './agent/ask.js';
+import { DEFAULT_LEDGER_BYTES } from './durable/recorder.js';
+import { restoreSession, resumeRun, type ResumeParts } from './durable/resume.js';
 import { spaceModules } from './modules.js';
 import { runStarter } from './run-code.js';
 import { SpaceSessions } from './sessions.js';
@@ -50,16 +52,25 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   const checkByDefault = options.typecheck ?? true;
   // Its runs will be checked: TypeScript loads in a worker while the space is put to use.
   if (checkByDefault) typecheck.prepare();
+  const runs = options.stores?.runs ?? new MemoryRunStore();
   const start = runStarter({
     bridge,
     typecheck,
-    runs: options.stores?.runs ?? new MemoryRunStore(),
+    runs,
     checkByDefault,
     maxSourceBytes: resolveTypecheckBudget(options.typecheckBudget).maxSourceBytes,
     approveScripts: options.policies?.approveScripts === true,
     space: paths.name,
+    maxLedgerBytes: options.maxLedgerBytes ?? DEFAULT_LEDGER_BYTES,
+    keepSessionRuns: options.stores?.runs !== undefined,
   });
-  const sessions = new SpaceSessions(sandbox, typecheck, start);
+  const sessions = new SpaceSessions(sandbox, typecheck, start, runs);
+  const resumeParts: ResumeParts = {
+    runs,
+    approvals: bridge.approvals,
+    replayRun: (code, runOptions, replay) => start(code, runOptions, (c, o) => sandbox.run(c, o), undefined, replay),
+    openSession: (id, owner) => sessions.open(owner === undefined ? {} : { owner }, id),
+  };
   const agentViews = new AgentViews(options, createSpace);
   const space: Space = {
     name: paths.name,
@@ -73,6 +84,8 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     declarations: () => declarations,
     stats: () => sandbox.stats(),
     createSession: (sessionOptions) => sessions.create(sessionOptions),
+    resume: (runId, runOptions = {}) => resumeRun(resumeParts, runId, runOptions),
+    restoreSession: (sessionId, runOptions = {}) => restoreSession(resumeParts, sessionId, runOptions),
     async close() {
       await agentViews.close();
       await sessions.close();

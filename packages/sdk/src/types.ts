@@ -3,7 +3,7 @@ import type { Approvals, Approver, GateStores, PolicyHook, RunStore, RuntimeHand
 import type { ProcessOptions, RunLimits, SandboxStats, SessionOptions } from '@agent-spaces/runtime';
 import type { AgentRun, AskOptions } from './agent/agent-run.js';
 import type { FunctionFilter } from './offer.js';
-import type { Run } from './run.js';
+import type { Run, RunResult } from './run.js';
 import type { TypecheckDiagnostic } from './typecheck.js';
 
 /** Options of {@link createSpace}. */
@@ -83,11 +83,16 @@ export interface SpaceOptions {
    * and runs in memory): pass other implementations of the store interfaces (docs/sdk.md, "Stores").
    */
   stores?: SpaceStores;
+  /** Size budget, in bytes, of a kept run's ledger (default 1 MiB): past it, the run cannot be resumed after a restart. */
+  maxLedgerBytes?: number;
 }
 
 /** The stores of a space: each one given replaces the embedded one. */
 export interface SpaceStores extends GateStores {
-  /** Where runs are put on record (default: in memory, while they run). */
+  /**
+   * Where runs are put on record (default: in memory, while they run). Given one, a session's runs are kept as they end
+   * (so `restoreSession` can replay them) until the session is closed.
+   */
   runs?: RunStore;
 }
 
@@ -138,12 +143,28 @@ export interface Space {
   check(code: string): Promise<TypecheckDiagnostic[]>;
   /** A session keeps one context: top-level declarations of a run are visible to the next. `owner` as in {@link RunOptions}. */
   createSession(options?: SessionOptions): Session;
+  /**
+   * Resumes a paused run kept in the run store (after a restart) once its approvals are answered: it is replayed
+   * against its ledger, no completed call runs again (docs/runtime.md, "Durable runs"). Rejects `REPLAY_UNAVAILABLE`.
+   */
+  resume(runId: string, options?: RunOptions): Promise<Run>;
+  /**
+   * Restores a session from its kept runs (after a restart): its runs replay against their ledgers, so its variables
+   * are back with no side effect repeated; a last paused run is resumed. Rejects `REPLAY_UNAVAILABLE` / `REPLAY_DIVERGED`.
+   */
+  restoreSession(sessionId: string, options?: RunOptions): Promise<RestoredSession>;
   /** The `.d.ts` text of every module agent code may import, by file name. */
   declarations(): ReadonlyMap<string, string>;
   /** How many sandbox processes (0 in-process) and sessions the space holds now. */
   stats(): SandboxStats;
   /** Ends every session, frees the sandbox and writes the results recorded but not yet written. */
   close(): Promise<void>;
+}
+
+/** What `space.restoreSession` gives: the session, and the result of its paused run resumed (when it had one). */
+export interface RestoredSession {
+  session: Session;
+  resumed?: RunResult;
 }
 
 /** A REPL-like series of runs sharing one context. */

@@ -34,7 +34,7 @@ export function approveCall(steps: CallSteps, decision: PolicyDecision, pending:
 async function askForCall(steps: CallSteps, message: string, by: string, pending: PendingCall, state: CallState, origin: CallOrigin): Promise<void> {
   const request = callRequest(steps, pending, message, origin);
   if (steps.audit && steps.approvals.canAsk(origin.onApproval)) recordPending(steps.audit, pending.id, request, by);
-  const answer = await ask(steps, request, 'capability', pending.signal, origin);
+  const answer = await ask(steps, request, pending.signal, origin, pending.id);
   state.decision = { kind: 'ask', message, by, approved: answer.approved, answeredBy: answer.by, ...(answer.from ? { answeredFrom: answer.from } : {}), ...(answer.reason ? { reason: answer.reason } : {}) };
   if (!answer.approved) {
     const why = answer.reason ?? (answer.by === 'timeout' ? 'it timed out' : `${answer.by} denied it`);
@@ -59,7 +59,7 @@ export async function approveScript(steps: CallSteps, code: string, origin: Call
   };
   let answer: ApprovalOutcome;
   try {
-    answer = await ask(steps, request, 'script', signal, origin);
+    answer = await ask(steps, request, signal, origin);
   } catch {
     return { code: 'ABORTED', message: 'The run was aborted while its script waited for approval' };
   }
@@ -83,12 +83,14 @@ function callRequest(steps: CallSteps, pending: PendingCall, message: string, or
 
 /**
  * Asks through the approval desk (`origin.onApproval` answers, when given, instead of the bridge's approver), telling
- * `origin` when the request is pending and when it is answered.
+ * `origin` when the request is pending and when it is answered; `callId` is the waiting call's (none: the script's).
  */
-async function ask(steps: CallSteps, request: ApprovalRequest, source: 'capability' | 'script', signal: AbortSignal, origin: CallOrigin): Promise<ApprovalOutcome> {
+async function ask(steps: CallSteps, request: ApprovalRequest, signal: AbortSignal, origin: CallOrigin, callId?: string): Promise<ApprovalOutcome> {
   const { onEvent: listener, onApproval: approver } = origin;
   const { id, capability, function: fn, params, message } = request;
-  const onPending = () => listener?.({ type: 'approvalRequired', id, source, capability, function: fn, params, message });
+  const source = callId === undefined ? 'script' : 'capability';
+  const call = callId === undefined ? {} : { callId };
+  const onPending = () => listener?.({ type: 'approvalRequired', id, ...call, source, capability, function: fn, params, message });
   const answer = await steps.approvals.ask(request, signal, { onPending, ...(approver ? { approver } : {}) });
   if (listener && steps.approvals.canAsk(approver)) {
     listener({ type: 'approvalResolved', id, approved: answer.approved, by: answer.by, ...(answer.reason ? { reason: answer.reason } : {}) });

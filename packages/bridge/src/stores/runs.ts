@@ -1,7 +1,7 @@
-import { AgentSpacesError, type ErrorCode } from '@agent-spaces/capabilities';
+import { AgentSpacesError, type ErrorCode, type WireError } from '@agent-spaces/capabilities';
 
-/** Where a run is: still running, or how it ended. */
-export type RunStatus = 'running' | 'succeeded' | 'failed';
+/** Where a run is: running, paused (waiting for a person's answer), or how it ended. */
+export type RunStatus = 'running' | 'paused' | 'succeeded' | 'failed';
 
 /** One capability call of a run, as its ledger keeps it: how it ended, as its audit line says (never its value). */
 export interface RunCall {
@@ -48,6 +48,45 @@ export interface RunQuery {
   status?: RunStatus;
 }
 
+/** One call as a kept run's ledger holds it, in the order the script made them: enough to replay it. */
+export interface LedgerCall {
+  capability: string;
+  function: string;
+  /** Its params, redacted, as JSON: a replayed call must send the same. */
+  params: string;
+  /** How it ended, redacted; absent while it runs or waits for approval. */
+  outcome?: { ok: true; value: unknown } | { ok: false; error: WireError };
+  /** When its outcome reached the sandbox (ms since the epoch): a replay moves the clock there. */
+  at?: number;
+  /** The approval request it waits for, while it does. */
+  approvalId?: string;
+}
+
+/** What a run keeps to be replayed: how its clock started, and its calls. */
+export interface RunReplay {
+  clock: { seed: number; startedAt: number };
+  calls: LedgerCall[];
+  /**
+   * False when it cannot be replayed: its ledger went over the size budget (then `calls` is empty), or a call that was
+   * neither answered nor waiting for approval was in flight when it was kept.
+   */
+  replayable: boolean;
+}
+
+/**
+ * A run kept to outlive its process: one that paused for a person's answer (until it ends), and a session's runs
+ * (until the session is closed), with the ledger a replay needs.
+ */
+export interface KeptRun extends StartedRun {
+  status: RunStatus;
+  replay: RunReplay;
+  /** ISO-8601, with `error` for a failed run. */
+  endedAt?: string;
+  error?: { code: ErrorCode; message: string };
+  /** The approval request of the whole script, while the run waits for it (its calls' requests are in the ledger). */
+  awaitingScript?: string;
+}
+
 /**
  * Where runs are put on record: the space starts each run's record before the code runs, appends each of its calls to
  * the run's ledger as the call ends, and ends the record with the run. The three writes may complete synchronously
@@ -65,6 +104,17 @@ export interface RunStore {
   get(runId: string): Promise<RunRecord | undefined>;
   /** The records `query` selects (copies), oldest start first. */
   list(query?: RunQuery): Promise<RunRecord[]>;
+  /**
+   * Keeps `run` durably, replacing what was kept of it: synchronous in the embedded stores, because a call approved
+   * after a pause runs only once its run is kept as `running` again (a restart then never replays it twice).
+   */
+  keep(run: KeptRun): void | Promise<void>;
+  /** The kept run `runId` (a copy), or undefined. */
+  kept(runId: string): Promise<KeptRun | undefined>;
+  /** The kept runs `query` selects (copies), oldest start first. */
+  keptRuns(query?: RunQuery): Promise<KeptRun[]>;
+  /** Forgets kept run `runId` (nothing when none is kept). */
+  forget(runId: string): void | Promise<void>;
 }
 
 /**
@@ -74,6 +124,7 @@ export interface RunStore {
  */
 export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, RunRecord>();
+  readonly #kept = new Map<string, KeptRun>();
   /** Ids of the ended runs kept, oldest end first. */
   readonly #ended: string[] = [];
   readonly #keepEnded: number;
@@ -108,15 +159,24 @@ export class MemoryRunStore implements RunStore {
   }
 
   async list(query: RunQuery = {}): Promise<RunRecord[]> {
-    const matches = (run: RunRecord) =>
-      (query.space === undefined || run.space === query.space) &&
-      (query.owner === undefined || run.owner === query.owner) &&
-      (query.sessionId === undefined || run.sessionId === query.sessionId) &&
-      (query.status === undefined || run.status === query.status);
-    return [...this.#runs.values()]
-      .filter(matches)
-      .sort((a, b) => a.startedAt.localeCompare(b.startedAt))
-      .map(copy);
+    return select([...this.#runs.values()], query).map(copy);
+  }
+
+  keep(run: KeptRun): void {
+    this.#kept.set(run.id, structuredClone(run));
+  }
+
+  async kept(runId: string): Promise<KeptRun | undefined> {
+    const run = this.#kept.get(runId);
+    return run && structuredClone(run);
+  }
+
+  async keptRuns(query: RunQuery = {}): Promise<KeptRun[]> {
+    return select([...this.#kept.values()], query).map((run) => structuredClone(run));
+  }
+
+  forget(runId: string): void {
+    this.#kept.delete(runId);
   }
 
   #running(runId: string): RunRecord {
@@ -124,6 +184,16 @@ export class MemoryRunStore implements RunStore {
     if (run?.status !== 'running') throw new AgentSpacesError('INTERNAL', `No run ${runId} is running`);
     return run;
   }
+}
+
+/** The runs `query` selects, oldest start first. */
+export function select<T extends Pick<RunRecord, 'space' | 'owner' | 'sessionId' | 'status' | 'startedAt'>>(runs: T[], query: RunQuery): T[] {
+  const matches = (run: T) =>
+    (query.space === undefined || run.space === query.space) &&
+    (query.owner === undefined || run.owner === query.owner) &&
+    (query.sessionId === undefined || run.sessionId === query.sessionId) &&
+    (query.status === undefined || run.status === query.status);
+  return runs.filter(matches).sort((a, b) => a.startedAt.localeCompare(b.startedAt));
 }
 
 function copy(run: RunRecord): RunRecord {
