@@ -141,6 +141,11 @@ export const ERROR_CODES = {
     families: ['server'],
     description: 'The approval request was answered already (`data.answer` says how): the first answer stands.',
   },
+  UNAUTHORIZED: {
+    families: ['server'],
+    description:
+      "`mcp serve` refused a request to its `/approvals` API: no valid bearer token (`data.status: 401`), or a `Host` or `Origin` it does not allow (`403`).",
+  },
   REPLAY_DIVERGED: {
     families: ['run'],
     description: "A resumed or restored run made a call its ledger does not hold at that point (`data.index`, `data.expected`); it ended before any new side effect.",

@@ -71,7 +71,25 @@ describe('the error code table', () => {
   });
 
   it('lists the codes of a family in table order', () => {
-    expect(errorCodesOf('server')).toEqual(['SPACE_NOT_FOUND', 'INVALID_FORMAT', 'TOO_MANY_SESSIONS', 'SESSION_NOT_FOUND', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'PROMPT_NOT_FOUND', 'MODEL_UNAVAILABLE', 'MODEL_ERROR', 'MAX_TURNS', 'SKILL_NOT_OWNED']);
+    expect(errorCodesOf('server')).toEqual([
+      'APPROVAL_NOT_FOUND',
+      'APPROVAL_ANSWERED',
+      'UNAUTHORIZED',
+      'REPLAY_UNAVAILABLE',
+      'RUN_INTERRUPTED',
+      'SPACE_NOT_FOUND',
+      'INVALID_FORMAT',
+      'TOO_MANY_SESSIONS',
+      'TOO_MANY_TASKS',
+      'SESSION_NOT_FOUND',
+      'INVALID_ARGUMENTS',
+      'TOOL_NOT_FOUND',
+      'PROMPT_NOT_FOUND',
+      'MODEL_UNAVAILABLE',
+      'MODEL_ERROR',
+      'MAX_TURNS',
+      'SKILL_NOT_OWNED',
+    ]);
     expect(errorCodesOf('run')).toContain('CONFIG_INVALID');
     expect(errorCodesOf('compile')).toContain('CONFIG_INVALID');
     expect(errorCodesOf('run')).not.toContain('BAD_REF');

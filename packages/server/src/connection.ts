@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
 import type { RunOptions, RunResult } from '@agent-spaces/sdk';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ArgumentsValidator } from './args.js';
 import type { Catalog } from './catalog.js';
@@ -10,6 +11,7 @@ import type { DurableState } from './durable/state.js';
 import { sessionTag, type ServerLog } from './log.js';
 import type { ServerSessions, StoredSession } from './sessions.js';
 import type { SharedSpaces, SpaceVariant } from './shared-spaces.js';
+import type { ServerTasks } from './tasks/store.js';
 
 /** State shared by every connection of one server. */
 export interface HostState {
@@ -26,6 +28,8 @@ export interface HostState {
   /** The project whose skills `save_skill`, `list_skills` and `delete_skill` keep: its folder, config file and build output. */
   readonly skillProject: SkillProject;
   readonly validator: ArgumentsValidator;
+  /** The tasks of the project (`<outDir>/state/tasks`), for every connection and across restarts. */
+  readonly tasks: ServerTasks;
   readonly log: ServerLog;
   /** The configured model of agent runs in spaces without their own (the config's top-level `model`). */
   readonly model?: ModelSettings;
@@ -52,6 +56,9 @@ export class Connection {
 
   #id: string | undefined;
 
+  /** What the transport proved of the client's credentials (over HTTP with `--auth-token`: its bearer token). */
+  authInfo: AuthInfo | undefined;
+
   constructor(state: HostState, server: Server) {
     this.state = state;
     this.server = server;
@@ -65,6 +72,16 @@ export class Connection {
     const sessionId = this.server.transport?.sessionId;
     this.#id ??= sessionId === undefined ? randomUUID() : sessionTag(sessionId);
     return this.#id;
+  }
+
+  /**
+   * Who the client acts for, which its tasks are bound to across connections and restarts: over HTTP with
+   * `--auth-token`, `token:` and the {@link sessionTag} (16 hex digits of the SHA-256) of its bearer token; else
+   * `local`. The one place that decides it.
+   */
+  get principal(): string {
+    const token = this.authInfo?.token;
+    return token === undefined ? 'local' : `token:${sessionTag(token)}`;
   }
 
   /** The space `spaceId`, or the first space when it is absent; throws `SPACE_NOT_FOUND` naming the known ids. */

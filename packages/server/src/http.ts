@@ -1,6 +1,7 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -249,6 +250,8 @@ class RequestGuard {
     if (this.#token) {
       const match = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '');
       if (!match || !timingSafeEqual(digest(match[1]!), this.#token)) return { status: 401, message: 'Unauthorized: a valid bearer token is required' };
+      // The SDK's place for proven credentials: its transport hands them to the server as `authInfo` (the principal).
+      (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: match[1]!, clientId: 'bearer', scopes: [] };
     }
     return undefined;
   }

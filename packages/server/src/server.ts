@@ -20,6 +20,8 @@ import { getPrompt, listPrompts } from './prompts.js';
 import { ServerSessions } from './sessions.js';
 import { durableState } from './durable/state.js';
 import { SharedSpaces, type SharedSpaceOptions } from './shared-spaces.js';
+import { ServerTasks, type TaskOptions } from './tasks/store.js';
+import { startTask } from './tasks/run.js';
 import { callTool, type CallSettings } from './tools/call.js';
 import { codeTools } from './tools/code.js';
 import { progressIntervalMs } from './tools/progress.js';
@@ -63,6 +65,8 @@ export interface CodeModeServerOptions {
   log?: ServerLog;
   /** The model of agent runs (prompt tools) in spaces without their own, for clients without sampling (docs/agents.md). */
   model?: ModelSettings;
+  /** The tasks' bounds, and which tasks of a process that ended to keep running at start (docs/mcp-server.md, "Tasks"). */
+  tasks?: TaskOptions;
 }
 
 /** Counts of what a code-mode server holds open; the body of the HTTP `/health` endpoint besides `status`. */
@@ -121,13 +125,18 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
   return {
     createServer() {
       if (closed) throw new AgentSpacesError('SPACE_CLOSED', 'The code-mode server is closed');
-      const server = new Server(info, { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } }, instructions });
+      // The task store acts for the connection's principal, known once the connection exists.
+      const taskStore = state.tasks.view(() => connection.principal);
+      const server = new Server(info, { capabilities: SERVER_CAPABILITIES, instructions, taskStore });
       const connection = new Connection(state, server);
+      followCredentials(server, connection);
       connections.add(connection);
       server.setRequestHandler(ListToolsRequestSchema, () => ({
         tools: specs.filter((s) => !AGENT_TOOL_NAMES.includes(s.name) || modelAvailable(connection)).map(toolListing),
       }));
-      server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(specs, request.params, connection, extra, calls));
+      server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+        request.params.task ? startTask(specs, request.params, connection, extra.requestId, calls.log) : callTool(specs, request.params, connection, extra, calls),
+      );
       server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts(state.spaces) }));
       server.setRequestHandler(GetPromptRequestSchema, (request) => getPrompt(connection, request.params.name, request.params.arguments));
       // Logged under the id its tool calls are logged under (the MCP session id over HTTP), known once it initialized.
@@ -215,6 +224,7 @@ function hostState(options: CodeModeServerOptions, where: string): HostState {
       ...(spaceOptions.outDir ? { outDir: resolve(baseDir, spaceOptions.outDir) } : {}),
     },
     validator: new ArgumentsValidator(),
+    tasks: new ServerTasks(durable.outDir, options.tasks),
     log,
     ...(model ? { model } : {}),
   };
@@ -259,7 +269,31 @@ function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string): ToolSpe
 }
 
 function toolListing(spec: ToolSpec): Tool {
-  return { name: spec.name, description: spec.description, inputSchema: spec.inputSchema as Tool['inputSchema'] };
+  const { name, description, inputSchema, execution } = spec;
+  return { name, description, inputSchema: inputSchema as Tool['inputSchema'], ...(execution ? { execution } : {}) };
+}
+
+/** Tools and prompts whose lists change on reload, and tasks: listed, cancelled, and made by `tools/call`. */
+const SERVER_CAPABILITIES = {
+  tools: { listChanged: true },
+  prompts: { listChanged: true },
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+};
+
+/**
+ * Keeps on `connection` the credentials that the client's messages carried (`authInfo`: what the HTTP front door
+ * proved of its bearer token), which decide its principal; the SDK gives them to request handlers only.
+ */
+function followCredentials(server: Server, connection: Connection): void {
+  const connect = server.connect.bind(server);
+  server.connect = async (transport) => {
+    await connect(transport);
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if (extra?.authInfo) connection.authInfo = extra.authInfo;
+      deliver?.(message, extra);
+    };
+  };
 }
 
 function serverInfo(spaces: readonly SpaceDefinition[]): { name: string; version: string } {

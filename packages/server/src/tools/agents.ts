@@ -21,6 +21,7 @@ export function agentTools(spaceIds: readonly string[]): ToolSpec[] {
         'Delegate a task to a headless agent of the space: it answers by writing and running code in the space (only the functions its ' +
         `tool permission allows), so the intermediate data never reaches you. ${RESULT}`,
       inputSchema: { type: 'object', properties: { ...message, ...spaceIdProperty(spaceIds), ...maxTurns }, required: ['message'], additionalProperties: false },
+      execution: { taskSupport: 'optional' },
       async handler(args, context) {
         const { message: text, spaceId, maxTurns: turnLimit = DEFAULT_MAX_TURNS } = args as { message: string; spaceId?: string; maxTurns?: number };
         const space = context.connection.definition(spaceId);

@@ -1,6 +1,6 @@
 import { toWireError } from '@agent-spaces/capabilities';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolRequest, CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRequest, CallToolResult, RequestId, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createApprover } from '../approval.js';
 import type { Connection } from '../connection.js';
 import type { ServerLog } from '../log.js';
@@ -43,23 +43,38 @@ export async function callTool(
   };
   const result = await handle(specs, params, context);
   progress?.close();
-  const args = params.arguments ?? {};
-  const code = errorCodeOf(result);
-  settings.log.event('tool.called', {
-    tool: params.name,
-    client: connection.id,
-    request: extra.requestId,
-    session: typeof args.sessionId === 'string' ? args.sessionId : undefined,
-    space: typeof args.spaceId === 'string' ? args.spaceId : undefined,
-    duration_ms: Math.round((performance.now() - started) * 10) / 10,
-    ok: result.isError !== true,
-    code,
-    cancelled: extra.signal.aborted || undefined,
-  });
+  logCall(settings.log, connection, params, { request: extra.requestId, started, result, cancelled: extra.signal.aborted });
   return result;
 }
 
+/** How one tool call went, for its `tool.called` line. */
+interface CallOutcome {
+  /** The JSON-RPC id of the `tools/call`. */
+  request: RequestId;
+  /** The id of the task it ran in, when the client asked for one. */
+  task?: string;
+  /** When it started (`performance.now()`). */
+  started: number;
+  result: CallToolResult;
+  cancelled: boolean;
+}
 
+/** Logs `tool.called` for a call of `connection` that ended: ids and figures only, never arguments or results. */
+export function logCall(log: ServerLog, connection: Connection, params: CallToolRequest['params'], outcome: CallOutcome): void {
+  const args = params.arguments ?? {};
+  log.event('tool.called', {
+    tool: params.name,
+    client: connection.id,
+    request: outcome.request,
+    task: outcome.task,
+    session: typeof args.sessionId === 'string' ? args.sessionId : undefined,
+    space: typeof args.spaceId === 'string' ? args.spaceId : undefined,
+    duration_ms: Math.round((performance.now() - outcome.started) * 10) / 10,
+    ok: outcome.result.isError !== true,
+    code: errorCodeOf(outcome.result),
+    cancelled: outcome.cancelled || undefined,
+  });
+}
 
 async function handle(specs: readonly ToolSpec[], params: CallToolRequest['params'], context: ToolContext): Promise<CallToolResult> {
   const { name, arguments: args } = params;

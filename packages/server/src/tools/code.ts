@@ -22,6 +22,7 @@ export function codeTools(spaceIds: readonly string[]): ToolSpec[] {
         required: ['code'],
         additionalProperties: false,
       },
+      execution: { taskSupport: 'optional' },
       async handler(args, { connection, runOptions }) {
         const { code, spaceId: id } = args as { code: string; spaceId?: string };
         const space = await connection.space(connection.definition(id));

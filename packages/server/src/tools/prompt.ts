@@ -21,6 +21,7 @@ export function promptToolSpec(space: SpaceDefinition, tool: PromptTool): ToolSp
     name: tool.name,
     description: tool.description,
     inputSchema: tool.parameters,
+    execution: { taskSupport: 'optional' },
     async handler(args, context) {
       const message = fillPlaceholders(tool.prompt, tool.name, args, declared);
       return agentResult(await runHeadless(space, [{ role: 'user', text: message }], tool.maxTurns ?? DEFAULT_MAX_TURNS, context));

@@ -3,6 +3,7 @@ import type { SessionRecord, ServerSessions } from '../sessions.js';
 import { spaceIdProperty, type ToolSpec } from './types.js';
 
 const sessionId = { sessionId: { type: 'string', minLength: 1, description: 'Id returned by create_session' } } as const;
+const codeProperty = { code: { type: 'string', description: 'TypeScript to run in the session' } } as const;
 
 /** `create_session`, `send_code`, `get_session_info`, `list_sessions`, `get_session_history` and `close_session`. */
 export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
@@ -26,12 +27,8 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
         'Run TypeScript in a session (as execute, but top-level variables, functions and classes of earlier calls are still ' +
         'defined, and the code is typechecked against them; imports are not kept: import again). ' +
         'Returns { sessionId, result, logs, events, metadata }.',
-      inputSchema: {
-        type: 'object',
-        properties: { ...sessionId, code: { type: 'string', description: 'TypeScript to run in the session' } },
-        required: ['sessionId', 'code'],
-        additionalProperties: false,
-      },
+      inputSchema: { type: 'object', properties: { ...sessionId, ...codeProperty }, required: ['sessionId', 'code'], additionalProperties: false },
+      execution: { taskSupport: 'optional' },
       async handler(args, { connection, runOptions }) {
         const { sessionId: id, code } = args as { sessionId: string; code: string };
         const result = await connection.state.sessions.run(connection.id, id, code, (session) => session.run(code, runOptions));

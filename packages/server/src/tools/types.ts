@@ -21,6 +21,8 @@ export interface ToolSpec {
   name: string;
   description: string;
   inputSchema: ObjectSchema;
+  /** `execution.taskSupport: 'optional'` lets a client call it as a task (docs/mcp-server.md, "Tasks"); default: never. */
+  execution?: { taskSupport: 'optional' };
   /** Gets arguments that matched `inputSchema`; may throw an `AgentSpacesError`, which becomes an error result. */
   handler(args: Record<string, unknown>, context: ToolContext): Promise<CallToolResult>;
 }

@@ -1,0 +1,112 @@
+import { AgentSpacesError, toWireError, type RunEvent } from '@agent-spaces/capabilities';
+import { ErrorCode, McpError, type CallToolRequest, type CallToolResult, type CreateTaskResult, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { createApprover } from '../approval.js';
+import type { Connection } from '../connection.js';
+import type { ServerLog } from '../log.js';
+import { toolError } from '../results.js';
+import { logCall } from '../tools/call.js';
+import type { ToolContext, ToolSpec } from '../tools/types.js';
+import type { ServerTasks } from './store.js';
+
+/**
+ * Answers a `tools/call` that carries `params.task`: creates the task (bound to the connection's principal) and returns
+ * it at once, while the tool runs in the background with its own abort signal — the request's ends with this answer —
+ * which `tasks/cancel` aborts. The task is `completed` with the tool's result, an error result included, and `failed`
+ * only when the handler throws something unexpected. Throws a JSON-RPC error: `-32602` for an unknown tool or a bad
+ * `task.ttl` (`data.code: "INVALID_ARGUMENTS"`), `-32601` for a tool without task support, `-32600` with
+ * `data.code: "TOO_MANY_TASKS"` at the principal's cap.
+ */
+export function startTask(specs: readonly ToolSpec[], params: CallToolRequest['params'], connection: Connection, request: RequestId, log: ServerLog): CreateTaskResult {
+  const spec = specs.find((s) => s.name === params.name);
+  if (!spec) throw new McpError(ErrorCode.InvalidParams, `No tool "${params.name}"`, { code: 'TOOL_NOT_FOUND', name: params.name });
+  if (spec.execution?.taskSupport !== 'optional') {
+    throw new McpError(ErrorCode.MethodNotFound, `Tool "${params.name}" does not run as a task: call it without \`task\``);
+  }
+  const { tasks } = connection.state;
+  let taskId: string;
+  let task: CreateTaskResult['task'];
+  try {
+    task = tasks.create(connection.principal, spec.name, tasks.ttl(params.task?.ttl));
+    taskId = task.taskId;
+  } catch (error) {
+    throw protocolError(error);
+  }
+  const controller = new AbortController();
+  tasks.track(taskId, controller);
+  const started = performance.now();
+  void runInTask(spec, params, connection, taskId, controller.signal).then((result) =>
+    logCall(log, connection, params, { request, task: taskId, started, result, cancelled: controller.signal.aborted }),
+  );
+  return { task };
+}
+
+/** Runs the tool of task `taskId` to its end and settles the task; resolves with the result (never rejects). */
+async function runInTask(spec: ToolSpec, params: CallToolRequest['params'], connection: Connection, taskId: string, signal: AbortSignal): Promise<CallToolResult> {
+  const { state, server } = connection;
+  const watch = new TaskWatch(state.tasks, taskId);
+  // Approvals are asked without `relatedRequestId`: the call's own stream ended with the task's creation.
+  const onApproval = createApprover({ server, headlessMode: state.headlessMode, timeoutMs: state.approvalTimeoutMs });
+  const context: ToolContext = { connection, runOptions: { signal, onApproval, onEvent: (event) => watch.onEvent(event) } };
+  let result: CallToolResult;
+  let status: 'completed' | 'failed' = 'completed';
+  try {
+    const valid = await state.validator.check(spec.name, spec.inputSchema, params.arguments);
+    result = await spec.handler(valid, context);
+  } catch (error) {
+    result = toolError(toWireError(error));
+    if (!(error instanceof AgentSpacesError)) status = 'failed';
+  }
+  try {
+    state.tasks.settle(taskId, status, result, status === 'failed' ? 'the tool failed unexpectedly' : undefined);
+  } catch (error) {
+    // The result cannot be kept (the disk failed): the task fails without it, or stays as it was if even that fails.
+    const failed = toolError(toWireError(error));
+    try {
+      state.tasks.settle(taskId, 'failed', failed, 'the result could not be kept');
+    } catch {
+      return failed;
+    }
+  }
+  return result;
+}
+
+/**
+ * Follows the events of a task's runs: records each run's id on the task (so a run resumed after a restart finds it),
+ * and keeps the task `input_required` — naming the pending approval — while a run waits for one, `working` otherwise.
+ */
+class TaskWatch {
+  readonly #tasks: ServerTasks;
+  readonly #taskId: string;
+  /** Approvals waited for: id → what waits. */
+  readonly #pending = new Map<string, string>();
+
+  constructor(tasks: ServerTasks, taskId: string) {
+    this.#tasks = tasks;
+    this.#taskId = taskId;
+  }
+
+  onEvent(event: RunEvent): void {
+    try {
+      if (event.type === 'runStarted') this.#tasks.noteRun(this.#taskId, event.runId);
+      else if (event.type === 'approvalRequired') this.#pending.set(event.id, event.source === 'script' ? 'the script' : `${event.capability}.${event.function}`);
+      else if (event.type === 'approvalResolved') this.#pending.delete(event.id);
+      else return;
+      if (event.type !== 'runStarted') this.#report();
+    } catch {
+      // A status that cannot be written changes nothing for the run; its end settles the task.
+    }
+  }
+
+  #report(): void {
+    const [first] = this.#pending;
+    if (first) this.#tasks.setStatus(this.#taskId, 'input_required', `waiting for approval ${first[0]} (${first[1]})`);
+    else this.#tasks.setStatus(this.#taskId, 'working');
+  }
+}
+
+/** The JSON-RPC error of a task that cannot be created: `data.code` is the stable code. */
+function protocolError(error: unknown): McpError {
+  if (!(error instanceof AgentSpacesError)) return new McpError(ErrorCode.InternalError, `The task cannot be created: ${String(error)}`);
+  const code = error.code === 'INVALID_ARGUMENTS' ? ErrorCode.InvalidParams : ErrorCode.InvalidRequest;
+  return new McpError(code, error.message, { code: error.code, ...error.data });
+}
