@@ -38,6 +38,7 @@ describe('the approval flow', () => {
       {
         type: 'approvalRequired',
         id: request!.id,
+        callId: '1',
         source: 'capability',
         capability: 'files',
         function: 'deleteFile',

@@ -69,10 +69,13 @@ describe('one call id', () => {
     expect(caught).toMatchObject({ ok: true, result: ['APPROVAL_DENIED', '7'] });
 
     expect(first.ok).toBe(true);
-    expect(idsOf(first)).toEqual({ calls: ['1', '2'], results: ['1', '2'], approvalRequired: ['2'], approvalResolved: ['2'] });
+    // The approval request has an id of its own (unique beyond the space: `<runId>-<callId>`), resolved under that id.
+    const approval = (run: RunResult, callId: string) => `${run.events[0]!.runId}-${callId}`;
+    expect(idsOf(first)).toEqual({ calls: ['1', '2'], results: ['1', '2'], approvalRequired: ['2'], approvalResolved: [approval(first, '2')] });
     // The second run's calls continue the space's numbering: the ids never repeat within a space.
-    expect(idsOf(second)).toEqual({ calls: ['3', '4'], results: ['3', '4'], approvalRequired: ['4'], approvalResolved: ['4'] });
-    expect(idsOf(third)).toEqual({ calls: ['5', '6'], results: ['5', '6'], approvalRequired: ['6'], approvalResolved: ['6'] });
+    expect(idsOf(second)).toEqual({ calls: ['3', '4'], results: ['3', '4'], approvalRequired: ['4'], approvalResolved: [approval(second, '4')] });
+    expect(idsOf(third)).toEqual({ calls: ['5', '6'], results: ['5', '6'], approvalRequired: ['6'], approvalResolved: [approval(third, '6')] });
+    expect(first.events.find((e) => e.type === 'approvalRequired')).toMatchObject({ id: approval(first, '2'), callId: '2' });
 
     for (const [run, callId] of [
       [second, '4'],

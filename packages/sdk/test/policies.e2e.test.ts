@@ -115,7 +115,7 @@ describe('approval in a run', () => {
       const result = await run;
       expect(result).toMatchObject({ ok: true, result: { deleted: { deleted: 'important.txt' }, reads: ['contents of a', 'contents of b'] } });
       const request = events.find((e) => e.type === 'approvalRequired')!;
-      expect(Object.keys(request).sort()).toEqual(['capability', 'function', 'id', 'message', 'params', 'runId', 'seq', 'source', 'timestamp', 'type']);
+      expect(Object.keys(request).sort()).toEqual(['callId', 'capability', 'function', 'id', 'message', 'params', 'runId', 'seq', 'source', 'timestamp', 'type']);
       expect(request).toMatchObject({
         type: 'approvalRequired',
         source: 'capability',
