@@ -44,6 +44,7 @@ export {
 } from './stores/runs.js';
 export { FileRunStore, type FileRunStoreOptions } from './stores/run-files.js';
 export { MemorySessionStore, type SessionInfo, type SessionQuery, type SessionStore } from './stores/sessions.js';
+export { FileSessionStore } from './stores/session-files.js';
 export { createPolicy } from './policy.js';
 export { loadCapabilities, type LoadOptions } from './load.js';
 export { createOpenApiExecutor } from './executors/openapi.js';

@@ -269,6 +269,23 @@ function ledgerCall(callId: string, ok = true): RunCall {
 function runContract(factory: StoreFactory): void {
   const started = (id: string, fields: Record<string, string> = {}) => ({ id, space: 'contract', script: `export default '${id}';`, startedAt: '2026-11-27T10:00:00.000Z', ...fields });
 
+  it('keeps runs durably apart from their records: replaced whole, selected like records, forgotten on demand', async () => {
+    const store = await factory.runs();
+    const replay = { clock: { seed: 7, startedAt: 1 }, calls: [{ capability: 'mail', function: 'send', params: '{"to":"bob"}', approvalId: 'a-1' }], replayable: true };
+    await store.keep({ ...started('kept-1', { sessionId: 's-1' }), status: 'paused', replay });
+    await store.keep({ ...started('kept-2'), status: 'paused', replay });
+    await store.keep({ ...started('kept-1', { sessionId: 's-1' }), status: 'running', replay: { ...replay, calls: [] } });
+    expect(await store.kept('kept-1')).toMatchObject({ status: 'running', sessionId: 's-1', replay: { calls: [] } });
+    expect((await store.keptRuns({ sessionId: 's-1' })).map((r) => r.id)).toEqual(['kept-1']);
+    expect((await store.keptRuns({ status: 'paused' })).map((r) => [r.id, r.replay.calls[0]?.approvalId])).toEqual([['kept-2', 'a-1']]);
+    expect(await store.get('kept-1')).toBeUndefined();
+    await store.forget('kept-1');
+    await store.forget('never-kept');
+    expect(await store.kept('kept-1')).toBeUndefined();
+    for (const hostile of ['../kept-2', 'kept-2/..', '', 'x'.repeat(500)]) expect(await store.kept(hostile)).toBeUndefined();
+    expect((await store.keptRuns()).map((r) => r.id)).toEqual(['kept-2']);
+  });
+
   it('keeps a run from its start to its end, with its calls in the order they ended', async () => {
     const store = await factory.runs();
     await store.start(started('run-1', { owner: 'alice', sessionId: 's-1' }));

@@ -4,6 +4,8 @@ import {
   FileAuditArchive,
   FileApprovalStore,
   FileAuditStore,
+  FileRunStore,
+  FileSessionStore,
   MemoryApprovalStore,
   MemoryRateLimitStore,
   MemoryRunStore,
@@ -35,13 +37,13 @@ beforeAll(async () => {
   ({ dir: durableDir } = await makeProject());
 });
 
-storeContract('durable approvals (files)', {
+storeContract('durable stores (files)', {
   audit: (space) => new FileAuditStore(durableDir, space),
   archive: () => new FileAuditArchive(durableDir),
   rateLimits: () => new MemoryRateLimitStore(),
   approvals: async () => new FileApprovalStore((await makeProject()).dir, { pollMs: 5 }),
-  runs: () => new MemoryRunStore({ keepEnded: 100 }),
-  sessions: () => new MemorySessionStore(),
+  runs: async () => new FileRunStore((await makeProject()).dir, { keepEnded: 100 }),
+  sessions: async () => new FileSessionStore((await makeProject()).dir),
 });
 
 describe('the embedded audit store', () => {
