@@ -132,6 +132,7 @@ function outcomeOf(answer: ApprovalAnswer, defaultBy: string): ApprovalOutcome {
     approved: answer?.approved === true,
     by: typeof answer?.by === 'string' ? answer.by : defaultBy,
     ...(typeof answer?.reason === 'string' ? { reason: answer.reason } : {}),
+    ...(typeof answer?.from === 'string' ? { from: answer.from } : {}),
   };
 }
 

@@ -149,6 +149,8 @@ export interface ApprovalAnswer {
   approved: boolean;
   reason?: string;
   by?: string;
+  /** Where the answer came from, for the audit log. */
+  from?: string;
 }
 
 /** What an {@link Approver} is given besides the request. */

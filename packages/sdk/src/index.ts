@@ -1,6 +1,7 @@
 export { SANDBOX_DECLARATIONS } from './declarations.js';
 export { configSpaceOptions, createSpace } from './space.js';
 export type { RestoredSession, RunOptions, Session, Space, SpaceOptions, SpaceStores } from './types.js';
+export { awaitedApprovals } from './durable/resume.js';
 export { Run, type RunLog, type RunResult, type RunStats } from './run.js';
 export { deleteSkill, listSkills, saveSkill, type SaveSkillOptions, type SavedSkill, type SkillInfo, type SkillProject } from './skills.js';
 export { RUN_EVENT_PARAMS_BYTES, type TruncatedParams } from './budget.js';
@@ -18,6 +19,7 @@ export {
   FileRunStore,
   FileAuditArchive,
   FileAuditStore,
+  FileSessionStore,
   MemoryApprovalStore,
   MemoryRateLimitStore,
   MemoryRunStore,

@@ -47,8 +47,9 @@ export class SpaceSessions {
       id: parts.id,
       // A closed session answers SESSION_CLOSED without typechecking first.
       run: (code, runOptions = {}) => this.#start(code, closed ? { ...runOptions, typecheck: false } : runOptions, (c, o) => inner.run(c, o), parts),
-      close: async () => {
+      close: async (closeOptions = {}) => {
         await end();
+        if (closeOptions.keepRuns) return;
         for (const kept of await this.#runs.keptRuns({ sessionId: parts.id })) await this.#runs.forget(kept.id);
       },
     };

@@ -171,5 +171,9 @@ export interface RestoredSession {
 export interface Session {
   readonly id: string;
   run(code: string, options?: RunOptions): Run;
-  close(): Promise<void>;
+  /**
+   * Ends the session and forgets its kept runs; with `keepRuns`, ends it in this process only, its kept runs left for
+   * a later `restoreSession`.
+   */
+  close(options?: { keepRuns?: boolean }): Promise<void>;
 }

@@ -21,7 +21,8 @@ export interface ApproverOptions {
  * call's stream (`relatedRequestId`). When the client declared form elicitation, the person is asked through
  * `elicitation/create` (approved only on `accept` with `approve: true`; decline, cancel, errors and timeouts deny).
  * Otherwise the headless mode decides: `allow` approves, `deny` (the default) throws, so the call fails with
- * `APPROVAL_DENIED` and a message saying why no one was asked. When the request is settled another way (the tool call
+ * `APPROVAL_DENIED` and a message saying why no one was asked, and `wait` leaves the request to be answered from
+ * anywhere else (`agent-spaces approvals`, `/approvals`, the console) until it expires. When the request is settled another way (the tool call
  * is cancelled or times out, the run is aborted), the elicitation is withdrawn: the SDK sends `notifications/cancelled`
  * for it, so the client can close its prompt.
  */
@@ -30,6 +31,7 @@ export function createApprover(options: ApproverOptions): Approver {
   return async (request, { signal }) => {
     if (!server.getClientCapabilities()?.elicitation?.form) {
       if (headlessMode === 'allow') return true;
+      if (headlessMode === 'wait') return untilSettled(signal);
       throw new Error(
         `${request.capability}.${request.function} needs approval, but this MCP client cannot be asked (it did not declare ` +
           `the elicitation capability) and the server's headless mode is "deny"`,
@@ -56,4 +58,12 @@ export function createApprover(options: ApproverOptions): Approver {
       return false;
     }
   };
+}
+
+/** Answers nothing: resolves (as a denial nobody sees) only once the request is settled another way. */
+function untilSettled(signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(false);
+    else signal.addEventListener('abort', () => resolve(false), { once: true });
+  });
 }

@@ -75,7 +75,7 @@ export interface SpaceDefinition {
 }
 
 /** What the server does with a call that needs approval when the MCP client cannot be asked (no elicitation). */
-export type HeadlessMode = 'deny' | 'allow';
+export type HeadlessMode = 'deny' | 'allow' | 'wait';
 
 /** A per-client request budget of the HTTP transport: at most `requests` per `windowSeconds`. */
 export interface RateLimitSettings {
@@ -204,7 +204,7 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
   if (o.maxSessionProcesses !== undefined) settings.maxSessionProcesses = check.integer(o.maxSessionProcesses, 'server.maxSessionProcesses', 1);
   if (o.requestTimeoutSeconds !== undefined) settings.requestTimeoutSeconds = check.positive(o.requestTimeoutSeconds, 'server.requestTimeoutSeconds');
   if (o.headlessMode !== undefined) {
-    if (o.headlessMode !== 'deny' && o.headlessMode !== 'allow') check.fail('server.headlessMode', 'must be "deny" or "allow"');
+    if (o.headlessMode !== 'deny' && o.headlessMode !== 'allow' && o.headlessMode !== 'wait') check.fail('server.headlessMode', 'must be "deny", "allow" or "wait"');
     settings.headlessMode = o.headlessMode;
   }
   if (o.host !== undefined) settings.host = check.string(o.host, 'server.host');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
-import type { RunOptions, RunResult } from '@agent-spaces/sdk';
+import type { RunOptions, RunResult, Session, Space } from '@agent-spaces/sdk';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ArgumentsValidator } from './args.js';
@@ -43,6 +43,8 @@ export interface ClientSpace {
   run(code: string, options: RunOptions): Promise<RunResult>;
   /** A session of the space's current build, which it keeps until the session is closed. */
   createSession(): Promise<StoredSession>;
+  /** Session `id` restored from its kept runs (a session a stopped server held); rejects `REPLAY_UNAVAILABLE` / `REPLAY_DIVERGED`. */
+  restoreSession(id: string): Promise<StoredSession>;
 }
 
 /**
@@ -118,21 +120,8 @@ export class Connection {
           current.release();
         }
       },
-      createSession: async () => {
-        this.#assertOpen();
-        const current = await shared.use(definition, variant);
-        try {
-          const session = current.space.createSession({ owner });
-          return {
-            id: session.id,
-            run: (code, options) => session.run(code, { ...options, owner }),
-            close: () => session.close().finally(() => current.release()),
-          };
-        } catch (error) {
-          current.release();
-          throw error;
-        }
-      },
+      createSession: () => this.#session(definition, variant, (space) => space.createSession({ owner })),
+      restoreSession: (id) => this.#session(definition, variant, async (space) => (await space.restoreSession(id, { owner })).session),
     };
   }
 
@@ -146,6 +135,24 @@ export class Connection {
     if (this.#closed) return;
     this.#closed = true;
     await this.state.sessions.closeOwner(this.id, reason);
+  }
+
+  /** A session `open` makes in the current space of `definition`, which it keeps until the session is closed. */
+  async #session(definition: SpaceDefinition, variant: SpaceVariant | undefined, open: (space: Space) => Session | Promise<Session>): Promise<StoredSession> {
+    this.#assertOpen();
+    const owner = this.id;
+    const current = await this.state.shared.use(definition, variant);
+    try {
+      const session = await open(current.space);
+      return {
+        id: session.id,
+        run: (code, options) => session.run(code, { ...options, owner }),
+        close: (options) => session.close(options).finally(() => current.release()),
+      };
+    } catch (error) {
+      current.release();
+      throw error;
+    }
   }
 
   #assertOpen(): void {

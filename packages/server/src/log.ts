@@ -26,7 +26,9 @@ export type LogEvent =
   | 'client.reaped'
   | 'tool.called'
   | 'session.created'
-  | 'session.ended';
+  | 'session.ended'
+  | 'session.restored'
+  | 'run.resumed';
 
 /**
  * The fields of one log line. Only ids, names, durations, codes and counts: never params, results, code or secrets.

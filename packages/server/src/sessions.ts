@@ -27,7 +27,8 @@ type HistoryEntry = RunEntry | MessageEntry;
 export interface StoredSession {
   readonly id: string;
   run(code: string, options: RunOptions): PromiseLike<RunResult>;
-  close(): Promise<void>;
+  /** Ends it; with `keepRuns`, in this process only (its kept runs stay, so a later process can restore it). */
+  close(options?: { keepRuns?: boolean }): Promise<void>;
 }
 
 /** A live session and what the server knows about it. */
@@ -100,6 +101,8 @@ export class ServerSessions {
   readonly #options: ServerSessionsOptions;
   readonly #log: ServerLog;
   readonly #records: SessionStore;
+  /** Sessions being restored, by id. */
+  readonly #restoring = new Map<string, Promise<void>>();
 
   constructor(options: ServerSessionsOptions) {
     this.#options = options;
@@ -116,7 +119,7 @@ export class ServerSessions {
    * Creates (with `create`) and registers a new session of `owner` when the caps allow it (see the class comment);
    * throws `TOO_MANY_SESSIONS` naming the cap otherwise, before anything is created.
    */
-  async add(owner: string, spaceId: string, create: () => Promise<StoredSession>): Promise<SessionRecord> {
+  async add(owner: string, spaceId: string, create: () => Promise<StoredSession>, principal?: string): Promise<SessionRecord> {
     const { maxSessions, maxSessionsPerClient } = this.#options;
     const pending = this.#pending.get(owner) ?? 0;
     if (this.list(owner).length + pending >= maxSessionsPerClient) {
@@ -148,18 +151,50 @@ export class ServerSessions {
     try {
       session = await create();
       now = new Date();
-      await this.#putOnRecord(session, owner, spaceId, now);
+      await this.#putOnRecord(session, owner, spaceId, now, principal);
     } finally {
       const left = (this.#pending.get(owner) ?? 1) - 1;
       if (left === 0) this.#pending.delete(owner);
       else this.#pending.set(owner, left);
     }
     const record: SessionRecord = { id: session.id, owner, spaceId, session, createdAt: now, lastUsedAt: now, runs: 0, history: [] };
-    const slot: Slot = { record, timer: undefined, busy: 0, queue: Promise.resolve() };
-    this.#slots.set(session.id, slot);
-    this.#arm(slot);
+    this.#hold(record);
     this.#log.event('session.created', { session: record.id, client: owner, space: spaceId });
     return record;
+  }
+
+  /**
+   * Makes sure `owner` holds session `id`: when this process does not hold it but its record does — a session a
+   * stopped process held — and the record's principal is `principal`, `restore(spaceId)` restores it (replaying its
+   * kept runs) and `owner` holds it from now on. Otherwise nothing happens (the lookup that follows says
+   * `SESSION_NOT_FOUND`). Concurrent calls restore once.
+   */
+  async ensure(owner: string, principal: string, id: string, restore: (spaceId: string) => Promise<StoredSession>): Promise<void> {
+    if (this.#slots.has(id) || typeof id !== 'string') return;
+    let restoring = this.#restoring.get(id);
+    if (!restoring) {
+      restoring = this.#restore(owner, principal, id, restore).finally(() => this.#restoring.delete(id));
+      this.#restoring.set(id, restoring);
+    }
+    await restoring;
+  }
+
+  async #restore(owner: string, principal: string, id: string, restore: (spaceId: string) => Promise<StoredSession>): Promise<void> {
+    const info = await this.#records.get(id);
+    if (!info || info.metadata.principal !== principal) return;
+    const session = await restore(info.space);
+    const history = Array.isArray(info.metadata.history) ? (info.metadata.history as HistoryEntry[]) : [];
+    const runs = typeof info.metadata.runs === 'number' ? info.metadata.runs : history.length;
+    const record: SessionRecord = { id, owner, spaceId: info.space, session, createdAt: new Date(info.createdAt), lastUsedAt: new Date(), runs, history };
+    this.#hold(record);
+    await this.#save(record);
+    this.#log.event('session.restored', { session: id, client: owner, space: info.space, runs });
+  }
+
+  #hold(record: SessionRecord): void {
+    const slot: Slot = { record, timer: undefined, busy: 0, queue: Promise.resolve() };
+    this.#slots.set(record.id, slot);
+    this.#arm(slot);
   }
 
   /** The session `id` of `owner`; throws `SESSION_NOT_FOUND` (saying why when it ended recently) otherwise. */
@@ -215,9 +250,9 @@ export class ServerSessions {
     await Promise.all([...this.#slots.values()].filter((s) => s.record.owner === owner).map((s) => this.#end(s, reason)));
   }
 
-  /** Closes every session. */
+  /** Ends every session as the server stops: their records and kept runs stay, so a restarted server can restore them. */
   async closeAll(): Promise<void> {
-    await Promise.all([...this.#slots.values()].map((s) => this.#end(s, 'closed')));
+    await Promise.all([...this.#slots.values()].map((s) => this.#end(s, 'closed', true)));
   }
 
   #slot(owner: string, id: string): Slot {
@@ -245,7 +280,7 @@ export class ServerSessions {
     slot.timer.unref();
   }
 
-  async #end(slot: Slot, reason: EndReason): Promise<void> {
+  async #end(slot: Slot, reason: EndReason, keep = false): Promise<void> {
     const { record } = slot;
     if (this.#slots.get(record.id) !== slot) return;
     clearTimeout(slot.timer);
@@ -253,13 +288,15 @@ export class ServerSessions {
     this.#ended.set(`${record.owner}\n${record.id}`, reason);
     if (this.#ended.size > MAX_ENDED) this.#ended.delete(this.#ended.keys().next().value!);
     this.#log.event('session.ended', { session: record.id, client: record.owner, space: record.spaceId, reason });
-    await Promise.all([record.session.close().catch(() => undefined), this.#records.end(record.id).catch(() => false)]);
+    if (keep) await record.session.close({ keepRuns: true }).catch(() => undefined);
+    else await Promise.all([record.session.close().catch(() => undefined), this.#records.end(record.id).catch(() => false)]);
   }
 
   /** Puts a new session on record; when it cannot be, closes it and throws `INTERNAL`. */
-  async #putOnRecord(session: StoredSession, owner: string, space: string, createdAt: Date): Promise<void> {
+  async #putOnRecord(session: StoredSession, owner: string, space: string, createdAt: Date, principal: string | undefined): Promise<void> {
     const { id } = session;
-    const recorded = await this.#records.create({ id, owner, space, createdAt: createdAt.toISOString(), metadata: { runs: 0, history: [] } }).catch(() => false);
+    const metadata = { runs: 0, history: [], ...(principal === undefined ? {} : { principal }) };
+    const recorded = await this.#records.create({ id, owner, space, createdAt: createdAt.toISOString(), metadata }).catch(() => false);
     if (recorded) return;
     await session.close().catch(() => undefined);
     throw new AgentSpacesError('INTERNAL', `Session ${id} could not be put on record`, { sessionId: id });

@@ -66,7 +66,7 @@ export class ReplayPort {
     if (this.#replay.kept.replay.calls.every((call) => call.approvalId === undefined) && !scriptAnswer) return fallback;
     return (request: ApprovalRequest, context) => {
       const found = request.capability === '' ? scriptAnswer : this.#take(`${request.capability}.${request.function} ${JSON.stringify(request.params) ?? 'null'}`);
-      if (found) return { approved: found.approved, by: found.by, ...(found.reason ? { reason: found.reason } : {}) };
+      if (found) return { approved: found.approved, by: found.by, ...(found.reason ? { reason: found.reason } : {}), ...(found.from ? { from: found.from } : {}) };
       return fallback ? fallback(request, context) : new Promise<boolean>((resolve) => context.signal.addEventListener('abort', () => resolve(false)));
     };
   }

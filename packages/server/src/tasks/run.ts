@@ -44,8 +44,10 @@ export function startTask(specs: readonly ToolSpec[], params: CallToolRequest['p
 async function runInTask(spec: ToolSpec, params: CallToolRequest['params'], connection: Connection, taskId: string, signal: AbortSignal): Promise<CallToolResult> {
   const { state, server } = connection;
   const watch = new TaskWatch(state.tasks, taskId);
-  // Approvals are asked without `relatedRequestId`: the call's own stream ended with the task's creation.
-  const onApproval = createApprover({ server, headlessMode: state.headlessMode, timeoutMs: state.approvalTimeoutMs });
+  // Approvals are asked without `relatedRequestId`: the call's own stream ended with the task's creation. A task
+  // outlives its request, so a client that cannot be asked leaves the answer to anyone else (`wait`), unless `allow`.
+  const headlessMode = state.headlessMode === 'allow' ? 'allow' : 'wait';
+  const onApproval = createApprover({ server, headlessMode, timeoutMs: state.approvalTimeoutMs });
   const context: ToolContext = { connection, runOptions: { signal, onApproval, onEvent: (event) => watch.onEvent(event) } };
   let result: CallToolResult;
   let status: 'completed' | 'failed' = 'completed';

@@ -123,6 +123,11 @@ export class ServerTasks {
     return this.#records().find((r) => r.runIds.includes(runId));
   }
 
+  /** The tasks not ended yet, of every principal (at start: those a stopped process left). */
+  unfinished(): TaskRecord[] {
+    return this.#records().filter((r) => !isTerminal(r.task.status));
+  }
+
   /** Records that task `taskId` started run `runId`. */
   noteRun(taskId: string, runId: string): void {
     const record = this.#load(taskId);

@@ -1,3 +1,4 @@
+import { restoreKept } from '../durable/recovery.js';
 import { runResult, toolResult } from '../results.js';
 import type { SessionRecord, ServerSessions } from '../sessions.js';
 import { spaceIdProperty, type ToolSpec } from './types.js';
@@ -17,7 +18,7 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
       async handler(args, { connection }) {
         const definition = connection.definition((args as { spaceId?: string }).spaceId);
         const space = await connection.space(definition);
-        const record = await connection.state.sessions.add(connection.id, definition.id, () => space.createSession());
+        const record = await connection.state.sessions.add(connection.id, definition.id, () => space.createSession(), connection.principal);
         return toolResult(describe(record, connection.state.sessions));
       },
     },
@@ -31,6 +32,7 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
       execution: { taskSupport: 'optional' },
       async handler(args, { connection, runOptions }) {
         const { sessionId: id, code } = args as { sessionId: string; code: string };
+        await restoreKept(connection, id);
         const result = await connection.state.sessions.run(connection.id, id, code, (session) => session.run(code, runOptions));
         return runResult(result, { sessionId: id });
       },

@@ -1,0 +1,98 @@
+import { AgentSpacesError, toWireError } from '@agent-spaces/capabilities';
+import { awaitedApprovals, type KeptRun, type RunResult } from '@agent-spaces/sdk';
+import type { Connection, HostState } from '../connection.js';
+import type { ServerLog } from '../log.js';
+import { runResult, toolError } from '../results.js';
+
+/**
+ * What a server does at start with the runs a stopped process left behind (docs/mcp-server.md, "Durable runs"): a
+ * run that was paused for approval is resumed — replayed against its ledger — once every approval it waits for is
+ * answered (from the CLI, `/approvals` or the console; an expired one counts as denied), and its task, if it ran in
+ * one, gets the result; a plain run that was running is interrupted (`RUN_INTERRUPTED`: it may have been in the middle
+ * of a call, so it is never replayed); a task whose run is neither is failed. Stops waiting when `signal` aborts.
+ */
+export async function recoverRuns(state: HostState, signal: AbortSignal): Promise<void> {
+  const kept = await state.durable.runs.keptRuns();
+  const paused = new Set(kept.filter((run) => run.status === 'paused').map((run) => run.id));
+  for (const task of state.tasks.unfinished()) {
+    if (!task.runIds.some((id) => paused.has(id))) state.tasks.settle(task.task.taskId, 'failed', interruptedResult(), 'the server restarted while the task ran');
+  }
+  for (const run of kept) {
+    if (run.status === 'paused') void resumeWhenAnswered(state, run, signal);
+    else if (run.status === 'running' && run.sessionId === undefined) await state.durable.runs.forget(run.id);
+  }
+}
+
+/** Waits for every answer `run` waits for, then resumes it and settles its task; logs how it went. */
+async function resumeWhenAnswered(state: HostState, run: KeptRun, signal: AbortSignal): Promise<void> {
+  const { log } = state;
+  try {
+    await Promise.all(awaitedApprovals(run).map((id) => answered(state, id, signal)));
+    const started = performance.now();
+    const result = await resumed(state, run);
+    const task = state.tasks.byRun(run.id);
+    if (task) state.tasks.settle(task.task.taskId, 'completed', runResult(result));
+    log.event('run.resumed', { run: run.id, space: run.space, ok: result.ok, code: result.ok ? undefined : result.error.code, duration_ms: Math.round(performance.now() - started), task: task?.task.taskId });
+  } catch (error) {
+    if (signal.aborted) return;
+    const wire = toWireError(error);
+    const task = state.tasks.byRun(run.id);
+    if (task) state.tasks.settle(task.task.taskId, 'completed', toolError(wire));
+    if (run.sessionId === undefined) await state.durable.runs.forget(run.id);
+    logFailure(log, run, wire.code);
+  }
+}
+
+/** Resolves once approval `id` is answered: an expired one is denied as it expires, a missing one is an error. */
+async function answered(state: HostState, id: string, signal: AbortSignal): Promise<void> {
+  const store = state.durable.approvalStore;
+  const record = await store.get(id);
+  if (!record) throw new AgentSpacesError('REPLAY_UNAVAILABLE', `The approval request ${id} the run waits for is not on record`, { approvalId: id });
+  if (record.answer) return;
+  const expiresAt = record.request.expiresAt === undefined ? Infinity : Date.parse(record.request.expiresAt);
+  const expire = () => void store.answer(id, { approved: false, by: 'timeout', via: 'timeout', reason: `it expired at ${record.request.expiresAt}` });
+  const timer = Number.isFinite(expiresAt) ? setTimeout(expire, Math.max(0, expiresAt - Date.now())) : undefined;
+  timer?.unref();
+  try {
+    await store.answered(id, signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Resumes `run` in its space: a plain run by itself, a session's by restoring the session (then closed, kept). */
+async function resumed(state: HostState, run: KeptRun): Promise<RunResult> {
+  const definition = state.spaces.find((space) => space.id === run.space);
+  if (!definition) throw new AgentSpacesError('SPACE_NOT_FOUND', `The space "${run.space}" of paused run ${run.id} is no longer served`, { spaceId: run.space });
+  const { space, release } = await state.shared.use(definition);
+  try {
+    const owner = run.owner === undefined ? {} : { owner: run.owner };
+    if (run.sessionId === undefined) return await (await space.resume(run.id, owner));
+    const { session, resumed } = await space.restoreSession(run.sessionId, owner);
+    await session.close({ keepRuns: true });
+    if (!resumed) throw new AgentSpacesError('REPLAY_UNAVAILABLE', `Session ${run.sessionId} had no paused run to resume`, { runId: run.id });
+    return resumed;
+  } finally {
+    release();
+  }
+}
+
+function interruptedResult() {
+  return toolError({ code: 'RUN_INTERRUPTED', message: 'The server restarted while the task ran, outside a pause: it is not resumed', data: { reason: 'restart' } });
+}
+
+function logFailure(log: ServerLog, run: KeptRun, code: string): void {
+  log.event('run.resumed', { run: run.id, space: run.space, ok: false, code });
+}
+
+/**
+ * Restores session `id` for `connection` when this process does not hold it but a stopped one did, for the same
+ * principal (its runs replayed: variables back, no side effect repeated). A session that cannot be restored is
+ * closed on record and the error says why (`REPLAY_UNAVAILABLE`, `REPLAY_DIVERGED`, `RUN_INTERRUPTED`).
+ */
+export async function restoreKept(connection: Connection, id: string): Promise<void> {
+  await connection.state.sessions.ensure(connection.id, connection.principal, id, async (spaceId) => {
+    const space = await connection.space(connection.definition(spaceId));
+    return space.restoreSession(id);
+  });
+}
