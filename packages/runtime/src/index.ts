@@ -1,6 +1,7 @@
 export { DEFAULT_LIMITS, type RunLimits } from './limits.js';
 export type { LogEntry, RunOutcome, RunStats } from './outcome.js';
 export type { RunClock } from './prelude/contract.js';
+export { RunHold } from './hold.js';
 export {
   Sandbox,
   SandboxSession,

@@ -4,6 +4,7 @@ import { portSink } from './isolate/channel.js';
 import { IsolateRunner, type IsolateSession, type RunRoutes } from './isolate/runner.js';
 import { resolveLimits, type RunLimits } from './limits.js';
 import { failed, type RunOutcome } from './outcome.js';
+import type { RunHold } from './hold.js';
 import type { RunClock } from './prelude/contract.js';
 import { prepareRun } from './script/prepare.js';
 import { warmTranspiler } from './script/transpile.js';
@@ -57,6 +58,8 @@ export interface RunOptions {
   owner?: string;
   /** How the run's clock and `Math.random` start (to record it, or to replay a recorded run); default: the real ones. */
   clock?: RunClock;
+  /** Holds the run's wall clock while it waits for a person: its time limit does not count that time. */
+  hold?: RunHold;
 }
 
 /** Options of `AgentSandbox.createSession`. */
@@ -167,5 +170,5 @@ export function checkModules(modules: ReadonlyMap<string, string>): ReadonlyMap<
 
 /** Where the calls, abort and console lines of a run of this process go. */
 function routesOf(options: RunOptions): RunRoutes {
-  return { calls: portSink(options.port), signal: options.signal, onLog: options.onLog };
+  return { calls: portSink(options.port), signal: options.signal, onLog: options.onLog, hold: options.hold };
 }

@@ -138,6 +138,7 @@ async function execute(
   const outcome = await context.execute(code, {
     port,
     clock: durability.clock,
+    hold: durability.hold,
     ...(signal ? { signal } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.owner !== undefined ? { owner: options.owner } : {}),

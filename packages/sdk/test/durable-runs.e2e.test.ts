@@ -180,3 +180,19 @@ describe('a session, its process killed', () => {
     await expect(space.restoreSession(sessionId)).rejects.toMatchObject({ code: 'REPLAY_UNAVAILABLE' });
   });
 });
+
+describe('a run waiting for a person', () => {
+  it.each(['in-process', 'process'] as const)('does not spend its time limit on the wait (%s)', async (isolation) => {
+    const project = await makeProject(CAPABILITIES);
+    await project.build();
+    const space = await secondLife(project, { isolation, limits: { timeoutMs: 500 } });
+    const run = space.run(SCRIPT, {
+      onEvent: (event) => {
+        if (event.type === 'approvalRequired') setTimeout(() => void space.approvals.resolve(event.id, { approved: true }), 1_500);
+      },
+    });
+    expect(await run).toMatchObject({ ok: true, result: { sent: { sent: 'bob' }, b: { bumped: 'b' } } });
+    const unheld = await space.run(`import { counter } from '@capabilities/counter';\nawait counter.bump({ name: 'c' });\nconst end = Date.now() + 2_000;\nwhile (Date.now() < end) {}\nreturn 1;`);
+    expect(unheld).toMatchObject({ ok: false, error: { code: expect.stringMatching(/^(TIMEOUT|CPU_LIMIT)$/) } });
+  });
+});

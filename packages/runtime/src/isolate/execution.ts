@@ -2,6 +2,7 @@ import { payloadBytes, type WireError } from '@agent-spaces/capabilities';
 import type { LogEntry } from '../outcome.js';
 import { aborted, cpuLimit, isolateError, resultNotCloneable, resultTooLarge, scriptError, timeout, type RunOutcome } from '../outcome.js';
 import type { MainResult } from '../prelude/contract.js';
+import { HeldTime, type RunHold } from '../hold.js';
 import type { PreparedRun } from '../script/prepare.js';
 import { CallChannel, isTimeout, type CallSink, type ChannelOwner } from './channel.js';
 import type { Lease } from './pool.js';
@@ -18,6 +19,8 @@ export interface Execution {
   persist: boolean;
   /** `performance.now()` when the run began: the wall clock counts from here. */
   started: number;
+  /** Holds the wall clock while the run waits for a person. */
+  hold?: RunHold | undefined;
 }
 
 /** How a run ended, and whether the agent's code had finished (if not, its isolate may still be busy). */
@@ -70,6 +73,7 @@ class RunInIsolate {
   readonly #owner: ChannelOwner;
   #timer: NodeJS.Timeout | undefined;
   readonly #stopOnDispose: () => void;
+  readonly #held: HeldTime;
 
   constructor(lease: Lease, execution: Execution) {
     this.#lease = lease;
@@ -80,6 +84,11 @@ class RunInIsolate {
         this.#over = true;
         resolve(end);
       };
+    });
+    // While held, only the CPU budget is watched; once released, both again.
+    this.#held = new HeldTime(execution.hold, () => {
+      clearTimeout(this.#timer);
+      if (!this.#over) this.#watch();
     });
     this.#owner = this.#channelOwner();
     this.#channel = this.#openChannel();
@@ -114,6 +123,7 @@ class RunInIsolate {
   /** Stops the run's clocks and channel, and turns how it ended into its outcome. */
   close(end: End): Executed {
     clearTimeout(this.#timer);
+    this.#held.stop();
     this.#stopOnDispose();
     this.#channel.end();
     this.#lease.context.channel = undefined;
@@ -186,8 +196,10 @@ class RunInIsolate {
     return performance.now() - this.#execution.started;
   }
 
+  /** Wall time left, not counting the time held (none while held). */
   #wallLeft(): number {
-    return this.#execution.run.limits.timeoutMs - this.#elapsed();
+    if (this.#held.held) return Infinity;
+    return this.#execution.run.limits.timeoutMs - (this.#elapsed() - this.#held.ms());
   }
 
   #cpuLeft(): number {

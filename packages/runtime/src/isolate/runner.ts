@@ -1,5 +1,6 @@
 import { toWireError, type WireError } from '@agent-spaces/capabilities';
 import { failed, type LogEntry, type RunOutcome } from '../outcome.js';
+import type { RunHold } from '../hold.js';
 import type { PreparedRun } from '../script/prepare.js';
 import { AgentIsolate } from './agent-isolate.js';
 import type { CallSink } from './channel.js';
@@ -11,6 +12,8 @@ export interface RunRoutes {
   calls: CallSink;
   signal: AbortSignal | undefined;
   onLog: ((entry: LogEntry) => void) | undefined;
+  /** Holds the run's wall clock while it waits for a person. */
+  hold?: RunHold | undefined;
 }
 
 const CLOSED: WireError = { code: 'SPACE_CLOSED', message: 'The sandbox is closed' };

@@ -25,6 +25,8 @@ export type ToChild =
   | { kind: 'outcome'; runId: number; seq: number; outcome: CallOutcome }
   /** The run's signal was aborted. */
   | { kind: 'abort'; runId: number }
+  /** Run `runId` waits for a person (`held`), or no longer: its wall clock stands still meanwhile. */
+  | { kind: 'hold'; runId: number; held: boolean }
   /** Answered with a `pong` as soon as the child's event loop turns. */
   | { kind: 'ping' };
 

@@ -1,6 +1,6 @@
 import type { HostPort, WireError } from '@agent-spaces/capabilities';
 import type { Approver, CallEvent, StartedRun } from '@agent-spaces/bridge';
-import type { RunClock } from '@agent-spaces/runtime';
+import { RunHold, type RunClock } from '@agent-spaces/runtime';
 import type { RunLedger } from '../run-ledger.js';
 import { CallRecorder } from './recorder.js';
 import { ReplayPort, type Replay } from './replay.js';
@@ -17,10 +17,13 @@ export interface DurabilityOptions {
 }
 
 /**
- * One run's recording and replay together: the port its calls go through, its approver, signal and clock, and what
- * its outcome becomes when its script diverged from the ledger it replays.
+ * One run's recording and replay together: the port its calls go through, its approver, signal, clock and hold (the
+ * wall clock stands still while a call waits for a person), and what its outcome becomes when its script diverged
+ * from the ledger it replays.
  */
 export class RunDurability {
+  /** Holds the run's wall clock while one of its calls waits for a person. */
+  readonly hold = new RunHold();
   readonly #recorder: CallRecorder;
   readonly #replay: ReplayPort | undefined;
 
@@ -62,6 +65,8 @@ export class RunDurability {
   /** Hears the run's call events before they are emitted (to keep it as it pauses and resumes). */
   onEvent(event: CallEvent): void {
     this.#recorder.onEvent(event);
+    if (event.type === 'approvalRequired') this.hold.hold();
+    else if (event.type === 'approvalResolved') this.hold.release();
   }
 
   /** The run's error: the divergence from its ledger when there was one, else `error`. */

@@ -7,6 +7,7 @@
 import type { CallOutcome } from '@agent-spaces/capabilities';
 import type { CallSink } from '../../isolate/channel.js';
 import { IsolateRunner, type IsolateSession, type RunRoutes } from '../../isolate/runner.js';
+import { RunHold } from '../../hold.js';
 import { failed, type RunOutcome } from '../../outcome.js';
 import type { FromChild, ToChild } from '../protocol.js';
 
@@ -17,7 +18,7 @@ const send = (message: FromChild): void => {
 let runner: IsolateRunner | undefined;
 const sessions = new Map<string, IsolateSession>();
 /** Runs going on, by id: the abort of each and where the outcome of each of its calls in flight goes, by `seq`. */
-const runs = new Map<number, { controller: AbortController; calls: Map<number, (outcome: CallOutcome) => void> }>();
+const runs = new Map<number, { controller: AbortController; calls: Map<number, (outcome: CallOutcome) => void>; hold: RunHold }>();
 
 // The parent went away (exited, crashed, or killed): nothing may outlive it. Not process.exit(), which waits for an
 // isolate's thread that may be spinning.
@@ -50,6 +51,12 @@ process.on('message', (message: ToChild) => {
     case 'abort':
       runs.get(message.runId)?.controller.abort();
       break;
+    case 'hold': {
+      const hold = runs.get(message.runId)?.hold;
+      if (message.held) hold?.hold();
+      else hold?.release();
+      break;
+    }
     case 'ping':
       send({ kind: 'pong' });
       break;
@@ -68,7 +75,8 @@ async function run({ runId, run: prepared, session: sessionId }: Extract<ToChild
   const started = performance.now();
   const controller = new AbortController();
   const calls = new Map<number, (outcome: CallOutcome) => void>();
-  runs.set(runId, { controller, calls });
+  const hold = new RunHold();
+  runs.set(runId, { controller, calls, hold });
   const routes: RunRoutes = {
     calls: (seq, message, _signal, deliver) => {
       calls.set(seq, deliver);
@@ -76,6 +84,7 @@ async function run({ runId, run: prepared, session: sessionId }: Extract<ToChild
     },
     signal: controller.signal,
     onLog: (entry) => send({ kind: 'log', runId, entry }),
+    hold,
   };
   const session = sessionId === undefined ? undefined : sessions.get(sessionId);
   let outcome: RunOutcome;

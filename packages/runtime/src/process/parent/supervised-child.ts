@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { CallMessage, CallOutcome, HostPort, WireError } from '@agent-spaces/capabilities';
 import { aborted, failed, timeout, type LogEntry, type RunOutcome } from '../../outcome.js';
 import type { RunOptions } from '../../sandbox.js';
+import { HeldTime, type RunHold } from '../../hold.js';
 import type { PreparedRun } from '../../script/prepare.js';
 import type { ToChild } from '../protocol.js';
 import { ChildGuard, type ChildState, type GuardedRun } from './child-guard.js';
@@ -52,7 +53,8 @@ interface Run extends GuardedRun {
   /** True once the caller has its outcome (the child may still be ending the run). */
   done: boolean;
   timers: NodeJS.Timeout[];
-  stopAbort: () => void;
+  /** Stops hearing the run's abort signal and hold. */
+  stopListening: () => void;
 }
 
 const live = new Set<ChildProcess>();
@@ -150,16 +152,43 @@ export class SupervisedChild {
         resolve,
         done: false,
         timers: [],
-        stopAbort: () => signal?.removeEventListener('abort', onAbort),
+        stopListening: () => signal?.removeEventListener('abort', onAbort),
       };
       this.#runs.set(runId, run);
       const left = Math.max(1, limits.timeoutMs - (performance.now() - started));
       this.#send({ kind: 'run', runId, run: { ...prepared, limits: { ...limits, timeoutMs: left } }, ...(session === undefined ? {} : { session }) });
-      // Not unref'd: a caller waiting for the run keeps the event loop alive until it ends.
-      run.timers.push(setTimeout(() => this.kill(timeout(limits)), left + graceMs));
+      this.#watchTime(run, left + graceMs, options.hold);
       if (signal?.aborted) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
     });
+  }
+
+  /**
+   * Kills the child when run `run` is still going `deadlineMs` from now, not counting the time its clock is held (the
+   * child hears of each hold, and holds its own clock too). Not unref'd: a caller waiting for the run keeps the event
+   * loop alive until it ends.
+   */
+  #watchTime(run: Run, deadlineMs: number, hold: RunHold | undefined): void {
+    const armedAt = performance.now();
+    let timer = setTimeout(() => this.kill(timeout(run.limits)), deadlineMs);
+    run.timers.push(timer);
+    if (!hold) return;
+    const held = new HeldTime(hold, (isHeld) => {
+      if (!run.done) this.#send({ kind: 'hold', runId: run.runId, held: isHeld });
+      clearTimeout(timer);
+      if (isHeld || run.done) return;
+      timer = setTimeout(() => this.kill(timeout(run.limits)), Math.max(1, deadlineMs - (performance.now() - armedAt - held.ms())));
+      run.timers.push(timer);
+    });
+    if (hold.held) {
+      clearTimeout(timer);
+      this.#send({ kind: 'hold', runId: run.runId, held: true });
+    }
+    const stop = run.stopListening;
+    run.stopListening = () => {
+      stop();
+      held.stop();
+    };
   }
 
   /** Sends the modules later runs may import. */
@@ -270,7 +299,7 @@ export class SupervisedChild {
   #finish(run: Run, end: { ok: true; value: unknown; cpuTimeMs: number } | { ok: false; error: WireError; cpuTimeMs: number }): void {
     if (run.done) return;
     run.done = true;
-    run.stopAbort();
+    run.stopListening();
     run.callSignal?.abort();
     const stats = { durationMs: performance.now() - run.started, capabilityCalls: Math.min(run.calls, run.limits.maxCapabilityCalls), cpuTimeMs: end.cpuTimeMs };
     run.resolve(end.ok ? { ok: true, value: end.value, logs: run.logs, stats } : { ok: false, error: end.error, logs: run.logs, stats });
