@@ -133,6 +133,16 @@ describe('a run paused for approval, its process killed', () => {
     expect(await effects(project)).toEqual(['bump a', 'bump b']);
   });
 
+  it('cannot be resumed when its ledger went over the size budget: REPLAY_UNAVAILABLE, nothing runs', async () => {
+    const big = SCRIPT.replace("counter.bump({ name: 'a' })", "counter.bump({ name: 'a'.repeat(5_000) })");
+    const { project, paused, runId } = await pausedProject({ code: big, maxLedgerBytes: 4_096 });
+    const kept = await new FileRunStore(project.path('.agent-spaces')).kept(runId);
+    expect(kept?.replay).toMatchObject({ replayable: false, calls: [] });
+    await answer(project, paused, true);
+    await expect((await secondLife(project)).resume(runId)).rejects.toMatchObject({ code: 'REPLAY_UNAVAILABLE' });
+    expect(await effects(project)).toEqual([`bump ${'a'.repeat(5_000)}`]);
+  });
+
   it('is not resumed before its approval is answered', async () => {
     const { project, runId } = await pausedProject();
     await expect((await secondLife(project)).resume(runId)).rejects.toMatchObject({ code: 'REPLAY_UNAVAILABLE' });
