@@ -37,12 +37,12 @@ export class ApprovalService {
     this.#runs = stores.runs;
   }
 
-  /** The pending requests, oldest first (expired ones are denied first and left out). */
+  /** The pending requests with their scripts, oldest first (expired ones are denied first and left out). */
   async list(): Promise<ApprovalView[]> {
     const views: ApprovalView[] = [];
     for (const request of await this.#approvals.pending()) {
       if (await this.#expire(request)) continue;
-      views.push({ id: request.id, status: 'pending', request });
+      views.push({ id: request.id, status: 'pending', request, ...(await this.#script(request)) });
     }
     return views;
   }
@@ -52,9 +52,16 @@ export class ApprovalService {
     const record = await this.#approvals.get(id);
     if (!record) throw notFound(id);
     if (!record.answer && (await this.#expire(record.request))) return this.show(id);
-    const run = record.request.runId && this.#runs ? await this.#runs.get(record.request.runId) : undefined;
     const status = !record.answer ? 'pending' : record.answer.approved ? 'approved' : 'denied';
-    return { id, status, request: record.request, ...(record.answer ? { answer: record.answer } : {}), ...(run ? { script: run.script } : {}) };
+    return { id, status, request: record.request, ...(record.answer ? { answer: record.answer } : {}), ...(await this.#script(record.request)) };
+  }
+
+  /** `{ script }` of the run that made `request`, when its record is on hand; a paused run's is read where it is kept. */
+  async #script(request: ApprovalRequest): Promise<{ script?: string }> {
+    const { runId } = request;
+    if (!runId || !this.#runs) return {};
+    const run = (await this.#runs.get(runId)) ?? (await this.#runs.kept(runId));
+    return run ? { script: run.script } : {};
   }
 
   /** Answers request `id`; `APPROVAL_NOT_FOUND`, or `APPROVAL_ANSWERED` when it was answered (or expired) first. */

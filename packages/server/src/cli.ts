@@ -201,6 +201,7 @@ async function serveHttp({ codeHost, log, say, names }: Serving, flags: Flags, s
     ...(settings.requestTimeoutSeconds !== undefined ? { requestTimeoutMs: settings.requestTimeoutSeconds * 1000 } : {}),
     lifecycle: lifecycleOf(settings),
     log,
+    approvals: codeHost.approvals,
   });
   say(`serving ${names} on ${http.url}${authToken ? ' (bearer token required)' : ''}`);
   const exposed = !authToken && !['127.0.0.1', 'localhost', '::1'].includes(host);

@@ -5,6 +5,9 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ApprovalService } from '@agent-spaces/bridge';
+import { CONSOLE_PATH, serveConsole } from './approvals/console.js';
+import { isApprovalsPath, sendError, serveApprovals } from './approvals/http.js';
 import type { RateLimitSettings } from './config.js';
 import { sessionTag, silentLog, type ServerLog } from './log.js';
 import { DEFAULT_LIFECYCLE, HttpClients, type ClientLifecycle } from './http-clients.js';
@@ -46,6 +49,11 @@ export interface HttpServerOptions {
    * the server may hold (defaults: {@link DEFAULT_LIFECYCLE}).
    */
   lifecycle?: Partial<ClientLifecycle>;
+  /**
+   * The approval requests of the served project (e.g. `host.approvals`): with it, the server also serves the
+   * `/approvals` API and the `/console` page (docs/mcp-server.md, "Approvals from anywhere"); without it, both are 404.
+   */
+  approvals?: ApprovalService;
 }
 
 /** A running HTTP server. */
@@ -77,7 +85,8 @@ const PARSE_ERROR = -32700;
  * rate limit (429) of its MCP session, or of its address for a request without one that is not `initialize`. A POST
  * body over 4 MiB (64 KiB without a session) is 413, one that is not JSON a JSON-RPC parse error (400). `initialize`
  * is never refused for its address: clients that never use their session are freed instead ({@link HttpClients}), so
- * one local process cannot lock out the others. `GET /health` skips these checks and answers counts only.
+ * one local process cannot lock out the others. `GET /health` skips these checks and answers counts only. With
+ * `approvals`, `/approvals` (the same checks) and `/console` (no token) are served too.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
   const bindHost = options.host ?? '127.0.0.1';
@@ -105,6 +114,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (pathname === HEALTH_PATH && pathname !== path) return health(req, res, () => options.stats?.() ?? { connections: clients.size });
+    if (pathname !== path && options.approvals && (pathname === CONSOLE_PATH || isApprovalsPath(pathname))) {
+      return serveApprovalDesk({ service: options.approvals, guard: guard!, limiter }, req, res, pathname);
+    }
     if (pathname !== path) return reject(res, 404, `Not found: the MCP endpoint is ${path}`);
     const refusal = guard!.check(req);
     if (refusal) return reject(res, refusal.status, refusal.message);
@@ -178,6 +190,31 @@ async function serveMcp(endpoint: Endpoint, req: IncomingMessage, res: ServerRes
   await transport.handleRequest(req, res, body);
 }
 
+/**
+ * Serves the console page (Host and Origin checked, no token: it holds no data) or the `/approvals` API (the checks
+ * of the MCP endpoint: Host, Origin, token; then the address's rate limit), with the API's JSON errors.
+ */
+async function serveApprovalDesk(
+  desk: { service: ApprovalService; guard: RequestGuard; limiter: RateLimiter | undefined },
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+): Promise<void> {
+  const page = pathname === CONSOLE_PATH;
+  const refusal = desk.guard.check(req, !page);
+  if (refusal) {
+    refusals.set(res, refusal.message);
+    return sendError(res, refusal.status, { code: 'UNAUTHORIZED', message: refusal.message, data: { status: refusal.status } });
+  }
+  if (page) return serveConsole(req, res);
+  const wait = desk.limiter?.take(`approvals:${req.socket.remoteAddress ?? 'unknown'}`);
+  if (wait !== undefined) {
+    res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
+    return sendError(res, 429, { code: 'RATE_LIMITED', message: 'Too many requests: rate limit reached', data: { retryAfterMs: wait } });
+  }
+  return serveApprovals(desk.service, req, res, pathname);
+}
+
 /** Counts a request against `key`'s budget; answers 429 with `Retry-After` and returns true when it is spent. */
 function throttled(limiter: RateLimiter | undefined, res: ServerResponse, key: string): boolean {
   const wait = limiter?.take(key);
@@ -237,8 +274,8 @@ class RequestGuard {
     this.#token = options.authToken === undefined ? undefined : digest(options.authToken);
   }
 
-  /** Why the request is refused, or undefined when it may proceed. */
-  check(req: IncomingMessage): { status: 401 | 403; message: string } | undefined {
+  /** Why the request is refused (its token checked unless `token` is false), or undefined when it may proceed. */
+  check(req: IncomingMessage, token = true): { status: 401 | 403; message: string } | undefined {
     const host = (header(req, 'host') ?? '').toLowerCase();
     if (!this.#hosts.includes(host) && !this.#hosts.includes(hostname(host))) {
       return { status: 403, message: `Forbidden: Host "${host}" is not allowed (DNS rebinding protection)` };
@@ -247,7 +284,7 @@ class RequestGuard {
     if (origin !== undefined && !this.#origins.has(origin.toLowerCase())) {
       return { status: 403, message: `Forbidden: Origin "${origin}" is not allowed (DNS rebinding protection)` };
     }
-    if (this.#token) {
+    if (this.#token && token) {
       const match = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '');
       if (!match || !timingSafeEqual(digest(match[1]!), this.#token)) return { status: 401, message: 'Unauthorized: a valid bearer token is required' };
       // The SDK's place for proven credentials: its transport hands them to the server as `authInfo` (the principal).

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
+import type { ApprovalService } from '@agent-spaces/bridge';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -93,6 +94,8 @@ export interface CodeModeHost {
   createServer(): Server;
   /** How many client connections, sessions, spaces and sandboxes are open now. */
   stats(): ServerStats;
+  /** The approval requests of its spaces, kept under `<outDir>/state/approvals/`: listed, shown and answered from anywhere. */
+  readonly approvals: ApprovalService;
   /**
    * Serves new space definitions and/or space options (a changed config file); a new build is noticed by itself. New
    * runs, searches and sessions use them; running sessions keep their space. Clients hear
@@ -153,6 +156,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       };
       return server;
     },
+    approvals: state.durable.approvals,
     stats: () => ({
       connections: connections.size,
       sessions: state.sessions.size,

@@ -65,7 +65,7 @@ function parseSince(text: string): Date {
 }
 
 /**
- * `2026-11-23 18:10:44Z  default  files.deleteFile {"path":"a"}  asked (requiresApproval) → approved by terminal prompt  ok  1.2 ms`,
+ * `2026-11-23 18:10:44Z  default  files.deleteFile {"path":"a"}  asked (requiresApproval) → approved by ann from cli on host-1  ok  1.2 ms`,
  * or for a call that started waiting for approval: `…  files.deleteFile {"path":"a"}  asked (requiresApproval) → waiting (call 3)`.
  */
 function formatRecord(record: AuditRecord): string {
@@ -85,6 +85,6 @@ function describeDecision(decision: AuditCallRecord['decision']): string {
     case 'deny':
       return `denied (${decision.by})`;
     case 'ask':
-      return `asked (${decision.by}) → ${decision.approved ? 'approved' : 'denied'} by ${decision.answeredBy ?? '?'}`;
+      return `asked (${decision.by}) → ${decision.approved ? 'approved' : 'denied'} by ${decision.answeredBy ?? '?'}${decision.answeredFrom ? ` from ${decision.answeredFrom}` : ''}`;
   }
 }

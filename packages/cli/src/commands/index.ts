@@ -149,4 +149,28 @@ export const commands: Command[] = [
     },
     load: async () => (await import('./audit.js')).audit,
   },
+  ...approvalCommands(),
 ];
+
+/** `approvals list|show|approve|deny`: against the project's store, or a running `mcp serve` with `--server`. */
+function approvalCommands(): Command[] {
+  const where: Record<string, CommandOption> = {
+    config,
+    out: { type: 'string', description: 'Build output folder (default: .agent-spaces)', valueName: 'dir' },
+    server: { type: 'string', description: 'Use the /approvals API of a running mcp serve at this URL instead of the project\'s store', valueName: 'url' },
+    token: { type: 'string', description: 'Bearer token of --server (default: $AGENT_SPACES_TOKEN, then $AGENT_SPACES_MCP_TOKEN)', valueName: 'token' },
+    json,
+  };
+  const answer: Record<string, CommandOption> = {
+    ...where,
+    by: { type: 'string', description: 'Who answers, for the audit log (default: your user name)', valueName: 'name' },
+    reason: { type: 'string', description: 'Why, for the audit log and the denied call\'s error', valueName: 'text' },
+  };
+  const load = (name: 'list' | 'show' | 'approve' | 'deny') => async () => (await import('./approvals.js'))[name];
+  return [
+    { path: ['approvals', 'list'], positionals: [], description: 'List the pending approval requests (of mcp serve and its runs)', options: where, load: load('list') },
+    { path: ['approvals', 'show'], positionals: ['id'], description: 'Show an approval request: the call, its params (redacted) and the code', options: where, load: load('show') },
+    { path: ['approvals', 'approve'], positionals: ['id'], description: 'Approve a pending request; the waiting run goes on', options: answer, load: load('approve') },
+    { path: ['approvals', 'deny'], positionals: ['id'], description: 'Deny a pending request; the call fails with APPROVAL_DENIED', options: answer, load: load('deny') },
+  ];
+}
