@@ -69,13 +69,16 @@ describe('one call id', () => {
     expect(caught).toMatchObject({ ok: true, result: ['APPROVAL_DENIED', '7'] });
 
     expect(first.ok).toBe(true);
-    // The approval request has an id of its own (unique beyond the space: `<runId>-<callId>`), resolved under that id.
-    const approval = (run: RunResult, callId: string) => `${run.events[0]!.runId}-${callId}`;
+    // The approval request has an id of its own (unique beyond the space), resolved under that id.
+    const approval = (run: RunResult, callId: string) => {
+      const required = run.events.find((e) => e.type === 'approvalRequired' && e.callId === callId);
+      return required?.type === 'approvalRequired' ? required.id : 'missing';
+    };
     expect(idsOf(first)).toEqual({ calls: ['1', '2'], results: ['1', '2'], approvalRequired: ['2'], approvalResolved: [approval(first, '2')] });
     // The second run's calls continue the space's numbering: the ids never repeat within a space.
     expect(idsOf(second)).toEqual({ calls: ['3', '4'], results: ['3', '4'], approvalRequired: ['4'], approvalResolved: [approval(second, '4')] });
     expect(idsOf(third)).toEqual({ calls: ['5', '6'], results: ['5', '6'], approvalRequired: ['6'], approvalResolved: [approval(third, '6')] });
-    expect(first.events.find((e) => e.type === 'approvalRequired')).toMatchObject({ id: approval(first, '2'), callId: '2' });
+    expect(approval(first, '2')).toMatch(/^[0-9a-f-]{36}$/);
 
     for (const [run, callId] of [
       [second, '4'],

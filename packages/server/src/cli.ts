@@ -25,7 +25,7 @@ export const AUTH_TOKEN_ENV = 'AGENT_SPACES_MCP_TOKEN';
 
 /**
  * `agent-spaces mcp serve [--stdio | --port 8080 --host 127.0.0.1] [--timeout 3600] [--max-sessions N]
- * [--max-sessions-per-client N] [--auth-token T] [--headless deny|allow] [--log-format text|json] [--config F]
+ * [--max-sessions-per-client N] [--auth-token T] [--headless deny|allow|wait] [--log-format text|json] [--config F]
  * [--out DIR]`: serves the config's spaces (or one `default` space of every built capability) over stdio (the
  * default) or Streamable HTTP until stdin ends or SIGINT/SIGTERM. Everything it prints goes to stderr (stdout is the
  * stdio transport): with `--log-format json` only log lines, one JSON object each; with `text` (the default) human
@@ -265,7 +265,9 @@ function readFlags(values: ServeContext['values']): Flags {
   const authToken = text('auth-token');
   if (authToken !== undefined) flags.authToken = authToken;
   const headless = text('headless');
-  if (headless !== undefined && headless !== 'deny' && headless !== 'allow') throw new Error(`--headless must be "deny" or "allow", got "${headless}"`);
+  if (headless !== undefined && headless !== 'deny' && headless !== 'allow' && headless !== 'wait') {
+    throw new Error(`--headless must be "deny", "allow" or "wait", got "${headless}"`);
+  }
   if (headless !== undefined) flags.headless = headless;
   const logFormat = text('log-format');
   if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat as LogFormat)) throw new Error(`--log-format must be "json" or "text", got "${logFormat}"`);

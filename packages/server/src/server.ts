@@ -19,6 +19,7 @@ import { codeInstructions } from './inject.js';
 import { silentLog, type ServerLog } from './log.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { ServerSessions } from './sessions.js';
+import { recoverRuns } from './durable/recovery.js';
 import { durableState } from './durable/state.js';
 import { SharedSpaces, type SharedSpaceOptions } from './shared-spaces.js';
 import { ServerTasks, type TaskOptions } from './tasks/store.js';
@@ -124,6 +125,8 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
   const instructions = serverInstructions(spaces, spaceOptions);
   const connections = new Set<Connection>();
   let closed = false;
+  const recovery = new AbortController();
+  void recoverRuns(state, recovery.signal).catch((error: unknown) => log.event('run.resumed', { ok: false, code: 'INTERNAL', message: String(error) }, 'error'));
 
   return {
     createServer() {
@@ -179,10 +182,12 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
     async close() {
       if (closed) return;
       closed = true;
+      recovery.abort();
+      // Sessions first, kept for a restarted server (a connection's close would end them for good).
+      await state.sessions.closeAll();
       const open = [...connections];
       await Promise.all(open.map((c) => c.server.close().catch(() => undefined)));
       await Promise.all(open.map((c) => c.close('closed')));
-      await state.sessions.closeAll();
       await state.shared.close();
     },
   };
@@ -208,7 +213,7 @@ function hostState(options: CodeModeServerOptions, where: string): HostState {
   const given = options.space ?? {};
   const baseDir = resolve(given.rootDir ?? process.cwd());
   const durable = durableState(baseDir, given.outDir);
-  const spaceOptions: SharedSpaceOptions = { ...given, stores: { approvals: durable.approvalStore, ...given.stores } };
+  const spaceOptions: SharedSpaceOptions = { ...given, stores: { approvals: durable.approvalStore, runs: durable.runs, ...given.stores } };
   return {
     spaces,
     durable,
@@ -218,6 +223,7 @@ function hostState(options: CodeModeServerOptions, where: string): HostState {
       maxSessions: settings.maxSessions ?? 256,
       maxSessionsPerClient: settings.maxSessionsPerClient ?? 16,
       log,
+      records: durable.sessions,
     }),
     headlessMode: settings.headlessMode ?? 'deny',
     approvalTimeoutMs: (options.approvalTimeoutSeconds ?? 600) * 1000,
@@ -228,7 +234,8 @@ function hostState(options: CodeModeServerOptions, where: string): HostState {
       ...(spaceOptions.outDir ? { outDir: resolve(baseDir, spaceOptions.outDir) } : {}),
     },
     validator: new ArgumentsValidator(),
-    tasks: new ServerTasks(durable.outDir, options.tasks),
+    // Tasks a stopped process left are settled by recoverRuns (those whose run paused are resumed).
+    tasks: new ServerTasks(durable.outDir, { keepRunning: () => true, ...options.tasks }),
     log,
     ...(model ? { model } : {}),
   };

@@ -70,7 +70,8 @@ export async function approveScript(steps: CallSteps, code: string, origin: Call
 /** The approval request of a pending call, with secrets redacted. */
 function callRequest(steps: CallSteps, pending: PendingCall, message: string, origin: CallOrigin): ApprovalRequest {
   return {
-    id: origin.runId ? `${origin.runId}-${pending.id}` : randomUUID(),
+    // Unique beyond the bridge: the store may be shared, and a resumed run numbers its calls afresh.
+    id: randomUUID(),
     capability: pending.capability.id,
     function: pending.function.name,
     params: steps.redactor.value(pending.params),
