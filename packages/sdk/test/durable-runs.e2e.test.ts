@@ -3,11 +3,10 @@
 // Real child processes, the real sandbox and bridge, the file stores under <project>/.agent-spaces/state/.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ApprovalService, FileApprovalStore, FileRunStore, createSpace, type RunResult, type Space, type SpaceOptions } from '@agent-spaces/sdk';
+import { ApprovalService, FileApprovalStore, FileRunStore, type RunResult, type Space, type SpaceOptions } from '@agent-spaces/sdk';
 import { makeProject, type Project } from '../../../test/fixtures/project.js';
 
 const FIRST_LIFE = fileURLToPath(new URL('./fixtures/durable-first-life.mjs', import.meta.url));

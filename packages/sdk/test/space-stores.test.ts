@@ -96,6 +96,10 @@ describe('the run store a space is given', () => {
       end: (runId, end) => later(() => kept.end(runId, end)),
       get: (runId) => kept.get(runId),
       list: (query) => kept.list(query),
+      keep: (run) => later(() => kept.keep(run)),
+      kept: (runId) => kept.kept(runId),
+      keptRuns: (query) => kept.keptRuns(query),
+      forget: (runId) => later(() => kept.forget(runId)),
     };
     const space = await project.space({ capabilities: [crm], typecheck: false, isolation: 'in-process', stores: { runs: slow } });
     const script = `import { crm } from '@capabilities/crm';\nfor (const name of ['a', 'b', 'c', 'd']) await crm.lookup({ name });\nreturn 'done';`;

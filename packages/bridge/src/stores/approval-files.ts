@@ -27,14 +27,16 @@ const DAY_MS = 86_400_000;
  * The durable {@link ApprovalStore}: one file per request and one per answer under `<outDir>/state/approvals/`, so a
  * request outlives the process that made it and can be answered from another (`agent-spaces approvals`, the server's
  * `/approvals` API and console). Answers are created atomically (a link that fails when the answer exists), so of
- * concurrent answers, from any number of processes, exactly one wins. A waiting call looks for its answer every
- * `pollMs`. Answered requests stay readable for `keepAnsweredMs`, then are removed; ids that could not name a file
+ * concurrent answers, from any number of processes, exactly one wins. A waiting call is woken at once by an answer
+ * given in its own process, and looks for one given elsewhere every `pollMs`. Answered requests stay readable for `keepAnsweredMs`, then are removed; ids that could not name a file
  * are never found.
  */
 export class FileApprovalStore implements ApprovalStore {
   readonly #folder: RecordFolder;
   readonly #pollMs: number;
   readonly #keepAnsweredMs: number;
+  /** Calls of this process waiting for an answer, by request id: an answer given here wakes them at once. */
+  readonly #wake = new Map<string, () => void>();
 
   constructor(outDir: string, options: FileApprovalStoreOptions = {}) {
     this.#folder = new RecordFolder(stateFolder(outDir, 'approvals'));
@@ -73,25 +75,33 @@ export class FileApprovalStore implements ApprovalStore {
 
   async answer(id: string, outcome: ApprovalOutcome): Promise<boolean> {
     if (!isSafeId(id) || !this.#folder.read<RequestFile>(id)) return false;
-    return this.#folder.create(`${id}${ANSWER}`, { ...outcome, answeredAt: new Date().toISOString() } satisfies AnswerFile);
+    const created = this.#folder.create(`${id}${ANSWER}`, { ...outcome, answeredAt: new Date().toISOString() } satisfies AnswerFile);
+    if (created) this.#wake.get(id)?.();
+    return created;
   }
 
   answered(id: string, signal: AbortSignal): Promise<ApprovalOutcome> {
     return new Promise<ApprovalOutcome>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
-      const onAbort = () => {
+      const done = () => {
         clearTimeout(timer);
+        this.#wake.delete(id);
+        signal.removeEventListener('abort', onAbort);
+      };
+      const onAbort = () => {
+        done();
         reject(stopped());
       };
       const look = () => {
+        clearTimeout(timer);
         const answer = isSafeId(id) ? this.#folder.read<AnswerFile>(`${id}${ANSWER}`) : undefined;
         if (!answer) return void (timer = setTimeout(look, this.#pollMs));
-        signal.removeEventListener('abort', onAbort);
-        const { answeredAt: _, ...outcome } = answer;
-        resolve(outcome);
+        done();
+        resolve(outcomeOf(answer));
       };
       if (signal.aborted) return reject(stopped());
       signal.addEventListener('abort', onAbort, { once: true });
+      this.#wake.set(id, look);
       look();
     });
   }
@@ -114,4 +124,11 @@ export class FileApprovalStore implements ApprovalStore {
 
 function stopped(): AgentSpacesError {
   return new AgentSpacesError('ABORTED', 'Stopped waiting for the answer to an approval request');
+}
+
+/** The outcome an answer file holds (without the time it was given). */
+function outcomeOf(answer: AnswerFile): ApprovalOutcome {
+  const outcome: ApprovalOutcome & { answeredAt?: string } = { ...answer };
+  delete outcome.answeredAt;
+  return outcome;
 }
