@@ -1,6 +1,7 @@
 // MCP tasks across a restart of `agent-spaces mcp serve` (a real child process over Streamable HTTP with a bearer
 // token): a task that completed keeps its result after the server is killed (SIGKILL) and started again on the same
-// project, a task that was running is `failed`, and a server with another token finds neither.
+// project, a task whose run was computing is `failed` (RUN_INTERRUPTED), one whose run waits for approval stays
+// `input_required` (durable-restart.e2e.test.ts resumes such runs), and a server with another token finds none.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,8 +70,11 @@ describe('tasks across a restart', () => {
     await until(client, done.taskId, 'completed');
     // A person who is asked and never answers: the run waits for approval until the server dies.
     const waiter = await connect(first, TOKEN, () => new Promise(() => undefined));
-    const running = await execute(waiter, DELETE);
-    await until(waiter, running.taskId, 'input_required');
+    const paused = await execute(waiter, DELETE);
+    await until(waiter, paused.taskId, 'input_required');
+    // A run that computes when the server dies.
+    const running = await execute(client, 'const end = Date.now() + 20_000;\nwhile (Date.now() < end) {}\nexport default 1;');
+    await until(client, running.taskId, 'working');
 
     const exited = new Promise((resolve) => first.child.once('exit', resolve));
     first.child.kill('SIGKILL');
@@ -80,10 +84,11 @@ describe('tasks across a restart', () => {
     const again = await connect(second, TOKEN);
     expect((await again.experimental.tasks.getTask(done.taskId)).status).toBe('completed');
     expect(await body(again, done.taskId)).toEqual({ isError: false, body: expect.objectContaining({ result: 'kept across restarts' }) });
-    const failed = await again.experimental.tasks.getTask(running.taskId);
-    expect(failed).toMatchObject({ status: 'failed', statusMessage: 'the server restarted while the task ran' });
-    expect(await body(again, running.taskId)).toEqual({ isError: true, body: expect.objectContaining({ code: 'ABORTED', data: { reason: 'restart' } }) });
-    expect((await again.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toEqual(expect.arrayContaining([done.taskId, running.taskId]));
+    await until(again, running.taskId, 'failed');
+    expect(await again.experimental.tasks.getTask(running.taskId)).toMatchObject({ statusMessage: 'the server restarted while the task ran' });
+    expect(await body(again, running.taskId)).toEqual({ isError: true, body: expect.objectContaining({ code: 'RUN_INTERRUPTED', data: { reason: 'restart' } }) });
+    expect(await again.experimental.tasks.getTask(paused.taskId)).toMatchObject({ status: 'input_required' });
+    expect((await again.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toEqual(expect.arrayContaining([done.taskId, running.taskId, paused.taskId]));
 
     const other = serve(OTHER_TOKEN);
     const stranger = await connect(other, OTHER_TOKEN);
