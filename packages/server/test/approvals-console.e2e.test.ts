@@ -1,17 +1,22 @@
 // The approvals console of `mcp serve` in a real browser: Debian's Chromium (/usr/bin/chromium, or
 // $AGENT_SPACES_CHROMIUM) driven by playwright-core. A person opens /console with the token, sees the waiting script and
 // call with their code and params (agent-controlled text shown as text, never as markup), clicks Approve or Deny, and
-// the MCP `execute` call ends accordingly. With AGENT_SPACES_SCREENSHOT=1 it saves docs/images/approvals-console.png.
+// the MCP `execute` call ends accordingly; a run paused when its server was killed (SIGKILL) is approved in the console
+// of the restarted server and its task completes. With AGENT_SPACES_SCREENSHOT=1 the screenshot it takes replaces
+// docs/images/approvals-console.png.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Project } from '../../../test/fixtures/project.js';
+import { newClient } from './support/client.js';
 import { GatedServe, TOKEN, gatedProject, hashCode } from './support/gated-serve.js';
 
 const CHROMIUM = process.env.AGENT_SPACES_CHROMIUM ?? '/usr/bin/chromium';
-const SCREENSHOT = fileURLToPath(new URL('../../../docs/images/approvals-console.png', import.meta.url));
+const DOCS_SCREENSHOT = fileURLToPath(new URL('../../../docs/images/approvals-console.png', import.meta.url));
 /** Agent-controlled text that would run script if the page ever put it in as markup. */
 const HOSTILE = `<img src=x onerror="document.title='pwned'"> and the trains`;
 
@@ -106,7 +111,8 @@ describe('the approvals console in a browser', () => {
     await page.close();
   });
 
-  it.runIf(process.env.AGENT_SPACES_SCREENSHOT)('saves a screenshot of a waiting call and a waiting script', async () => {
+  it('takes a screenshot of a waiting call and a waiting script', async () => {
+    const screenshot = process.env.AGENT_SPACES_SCREENSHOT ? DOCS_SCREENSHOT : project.path('console.png');
     const page = await openConsole();
     const first = await serve.startRun(hashCode('Central 08:15 to the airport'));
     await serve.api('POST', `/approvals/${(await serve.pending((v) => !v.request.capability)).id}/approve`, { by: 'ann' });
@@ -116,11 +122,46 @@ describe('the approvals console in a browser', () => {
     const script = card(page, 'Run this script?', 'morning trains');
     await script.waitFor({ timeout: 20_000 });
     await page.locator('#by').fill('ann');
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    await page.screenshot({ path: screenshot, fullPage: true });
+    expect(statSync(screenshot).size).toBeGreaterThan(10_000);
     await call.getByRole('button', { name: 'Approve' }).click();
     await script.getByRole('button', { name: 'Deny' }).click();
     expect((await first.answer).body.result).toBe(createHash('sha256').update('Central 08:15 to the airport').digest('hex'));
     expect((await second.answer).text).toContain('APPROVAL_DENIED');
     await page.close();
   });
+
+  it('approves a run paused when its server was killed, in the console of the restarted server; its task completes', async () => {
+    const restartProject = await gatedProject();
+    const first = new GatedServe(restartProject);
+    const client = newClient();
+    await client.connect(new StreamableHTTPClientTransport(new URL(await first.url()), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+    const params = { name: 'execute', arguments: { code: hashCode('after the restart') }, task: {} };
+    const { task } = await client.request({ method: 'tools/call', params }, CreateTaskResultSchema);
+    const pending = await first.pending((view) => view.request.capability === 'std');
+    first.child.kill('SIGKILL');
+    await new Promise((resolve) => first.child.once('exit', resolve));
+    await client.close().catch(() => undefined);
+
+    const second = new GatedServe(restartProject);
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${await second.base()}/console#token=${TOKEN}`);
+      const call = card(page, 'std.crypto.hash', 'after the restart');
+      await call.waitFor({ timeout: 20_000 });
+      expect(await call.textContent()).toContain(pending.id.slice(0, 8));
+      await call.getByRole('button', { name: 'Approve' }).click();
+      const again = newClient();
+      await again.connect(new StreamableHTTPClientTransport(new URL(await second.url()), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+      await expect.poll(async () => (await again.experimental.tasks.getTask(task.taskId)).status, { timeout: 30_000, interval: 100 }).toBe('completed');
+      const result = await again.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+      const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
+      expect(JSON.parse(text).result).toBe(createHash('sha256').update('after the restart').digest('hex'));
+      expect(await second.auditLine('after the restart')).toMatchObject({ decision: { approved: true, answeredFrom: expect.stringMatching(/^console /) } });
+      await again.close();
+      await page.close();
+    } finally {
+      await second.stop();
+    }
+  }, 120_000);
 });
