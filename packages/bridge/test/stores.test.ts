@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -106,5 +107,22 @@ describe('the bridge keeps its state in the stores it is given', () => {
     await bridge.call(msg('mail', 'send', {}), signal);
     audit.close();
     expect(readAuditLog(audit.file).records.map((r) => [r.space, r.capability, r.function, r.outcome.ok])).toEqual([['bridge-audit', 'mail', 'send', true]]);
+  });
+});
+
+describe('the durable stores', () => {
+  it('keep their records readable by the process user only, and never name a file after a hostile id', async () => {
+    const { dir: outDir } = await makeProject();
+    const runs = new FileRunStore(outDir);
+    runs.keep({ id: 'run-1', space: 's', script: '', startedAt: '2026-11-27T00:00:00.000Z', status: 'paused', replay: { clock: { seed: 1, startedAt: 0 }, calls: [], replayable: true } });
+    const approvals = new FileApprovalStore(outDir);
+    await approvals.add({ id: 'approval-1', capability: 'c', function: 'f', params: {}, message: 'm' });
+    for (const file of [join(outDir, 'state/runs/run-1.json'), join(outDir, 'state/approvals/approval-1.json')]) expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(outDir, 'state/runs')).mode & 0o777).toBe(0o700);
+    for (const hostile of ['../run-1', 'a/b', '..', 'x'.repeat(200), 'id with spaces']) {
+      expect(await approvals.answer(hostile, { approved: true, by: 'x' })).toBe(false);
+      expect(await approvals.get(hostile)).toBeUndefined();
+      await expect(approvals.add({ id: hostile, capability: 'c', function: 'f', params: {}, message: 'm' })).rejects.toMatchObject({ code: 'INTERNAL' });
+    }
   });
 });

@@ -18,7 +18,8 @@ export function stateFolder(outDir: string, kind: 'approvals' | 'runs' | 'sessio
 
 /**
  * A folder of JSON records, one file per id, written atomically (a temporary file renamed or linked into place), so
- * another process never reads half a record. Synchronous: a record must be durable before the step that needs it
+ * another process never reads half a record; readable by the process's user only (records hold redacted params and
+ * results, which may still be private). Synchronous: a record must be durable before the step that needs it
  * goes on (a call runs only after its run is on record as resumed).
  */
 export class RecordFolder {
@@ -26,7 +27,7 @@ export class RecordFolder {
 
   constructor(dir: string) {
     this.dir = dir;
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
 
   /** The record `name` (an id, or an id with a suffix), or undefined when there is none or it cannot be read. */
@@ -76,7 +77,7 @@ export class RecordFolder {
 
   #partial(value: unknown): string {
     const partial = join(this.dir, `.${randomUUID()}.partial`);
-    writeFileSync(partial, JSON.stringify(value));
+    writeFileSync(partial, JSON.stringify(value), { mode: 0o600 });
     return partial;
   }
 }
