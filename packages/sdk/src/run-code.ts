@@ -104,8 +104,8 @@ async function runCode(code: string, options: RunOptions, emit: (event: RunEvent
   };
   const approver = durability.approver(options.onApproval);
   const origin = { runId, ...(sessionId ? { sessionId } : {}), onEvent, traceContext: runTrace.context, ...(approver ? { onApproval: approver } : {}) };
-  const finish = async (result: RunResult): Promise<RunResult> => {
-    durability.end(result.ok ? undefined : result.error);
+  const finish = async (result: RunResult, executed = true): Promise<RunResult> => {
+    durability.end(result.ok ? undefined : result.error, executed);
     const ended = await ledger.end(result);
     if (!ended.ok) record({ type: 'error', error: ended.error });
     record({ type: 'runFinished', ok: ended.ok, durationMs: ended.stats.durationMs, capabilityCalls: ended.stats.capabilityCalls });
@@ -113,7 +113,7 @@ async function runCode(code: string, options: RunOptions, emit: (event: RunEvent
     return ended;
   };
   const refused = (await ledger.started()) ?? (await refusalOf(code, options, context, origin));
-  if (refused) return finish({ ok: false, error: refused, logs: [], events, stats: { durationMs: performance.now() - began, capabilityCalls: 0 } });
+  if (refused) return finish({ ok: false, error: refused, logs: [], events, stats: { durationMs: performance.now() - began, capabilityCalls: 0 } }, false);
   const outcome = await execute(code, options, context, origin, durability, (entry) => record({ type: 'log', level: entry.level, message: entry.message }));
   const stats = { durationMs: performance.now() - began, capabilityCalls: outcome.stats.capabilityCalls };
   const logs = hostLogs.length === 0 ? outcome.logs : [...outcome.logs, ...hostLogs].sort((a, b) => a.timestamp.localeCompare(b.timestamp));

@@ -174,8 +174,12 @@ describe('a session, its process killed', () => {
     const session = [
       `import { counter } from '@capabilities/counter';\nconst first = await counter.bump({ name: 's1' });\nconst seed = Math.random();\nreturn seed;`,
       `let total = 40;\ntotal += 2;\nreturn total;`,
+      // Refused by the typecheck before it ran: nothing of it is kept, so nothing of it is replayed.
+      `const wrong: number = 'not a number';\nreturn wrong;`,
     ];
-    const life = await firstLife(project, { session }, (line) => 'idle' in line);
+    const life = await firstLife(project, { session, typecheck: true }, (line) => 'idle' in line);
+    expect(life.lines.filter((line) => 'ran' in line).map((line) => (line as { ran: { ok: boolean; error?: { code: string } } }).ran.error?.code)).toEqual([undefined, undefined, 'TYPE_ERROR']);
+    expect(await new FileRunStore(project.path('.agent-spaces')).keptRuns()).toHaveLength(2);
     const sessionId = (life.lines.find((line) => 'session' in line) as { session: string }).session;
     const seed = (life.lines.find((line) => 'ran' in line) as { ran: { result: number } }).ran.result;
     await kill(life);

@@ -74,8 +74,8 @@ export class RunDurability {
     return this.#replay?.diverged ?? error;
   }
 
-  /** The run ended with `error` (none: it succeeded). */
-  end(error: WireError | undefined): void {
-    this.#recorder.end(error && { code: error.code, message: error.message });
+  /** The run ended with `error` (none: it succeeded); `executed`: false when it was refused before it ran. */
+  end(error: WireError | undefined, executed: boolean): void {
+    this.#recorder.end(error && { code: error.code, message: error.message }, executed);
   }
 }

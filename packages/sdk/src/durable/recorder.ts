@@ -79,9 +79,13 @@ export class CallRecorder {
     else if (event.type === 'approvalResolved') this.#resume(event.id);
   }
 
-  /** The run ended (with `error` when it failed): kept as ended (a session's), else forgotten if it was kept. */
-  end(error: KeptRun['error'] | undefined): void {
-    if (this.#options.keepEnded) this.#keep(error ? 'failed' : 'succeeded', error);
+  /**
+   * The run ended (with `error` when it failed): kept as ended when it ran and is a session's (a restored session
+   * replays it), else forgotten if it was kept. A run refused before it ran (types, its script denied) left nothing to
+   * replay.
+   */
+  end(error: KeptRun['error'] | undefined, executed: boolean): void {
+    if (this.#options.keepEnded && executed) this.#keep(error ? 'failed' : 'succeeded', error);
     else if (this.#kept) this.#options.forget();
   }
 
