@@ -183,6 +183,23 @@ describe('a run paused for approval when its server is killed', () => {
   }, 180_000);
 });
 
+describe('a second server on the same project', () => {
+  it('leaves a run paused by a live server to that server: the approved call runs once', async () => {
+    const project = await counterProject();
+    const first = serve(project);
+    const client = await connect(first);
+    const { task } = await client.request({ method: 'tools/call', params: { name: 'execute', arguments: { code: SCRIPT }, task: {} } }, CreateTaskResultSchema);
+    await expect.poll(async () => (await client.experimental.tasks.getTask(task.taskId)).status, POLL).toBe('input_required');
+    const second = serve(project);
+    await second.url();
+    const [pending] = await new ApprovalService({ approvals: new FileApprovalStore(project.path('.agent-spaces')) }).list();
+    expect((await project.cli(['approvals', 'approve', pending!.id])).code).toBe(0);
+    await expect.poll(async () => (await client.experimental.tasks.getTask(task.taskId)).status, POLL).toBe('completed');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await calls(project)).toEqual(['bump {"name":"a"}', 'send {"to":"bob"}', 'bump {"name":"b"}']);
+  }, 180_000);
+});
+
 describe('a session when its server is killed', () => {
   it('is restored on the next send_code: its variables are back, no side effect repeated', async () => {
     const project = await counterProject();

@@ -85,6 +85,8 @@ export interface KeptRun extends StartedRun {
   error?: { code: ErrorCode; message: string };
   /** The approval request of the whole script, while the run waits for it (its calls' requests are in the ledger). */
   awaitingScript?: string;
+  /** The process that ran it: while that process lives, the run is its own (no other process resumes it). */
+  pid?: number;
 }
 
 /**

@@ -111,7 +111,7 @@ export class CallRecorder {
     this.#kept = true;
     const ended = status === 'succeeded' || status === 'failed' ? { endedAt: new Date().toISOString(), ...(error ? { error } : {}) } : {};
     const awaiting = this.#awaitingScript ? { awaitingScript: this.#awaitingScript } : {};
-    this.#options.keep({ ...this.#options.run, status, replay: this.#replay(), ...ended, ...awaiting });
+    this.#options.keep({ ...this.#options.run, status, replay: this.#replay(), pid: process.pid, ...ended, ...awaiting });
   }
 
   /** The ledger as kept: redacted params, outcomes and times, or nothing when over budget or not replayable. */

@@ -2,6 +2,7 @@ import { AgentSpacesError, toWireError } from '@agent-spaces/capabilities';
 import { awaitedApprovals, type KeptRun, type RunResult } from '@agent-spaces/sdk';
 import type { Connection, HostState } from '../connection.js';
 import type { ServerLog } from '../log.js';
+import { aliveElsewhere } from '../process-alive.js';
 import { runResult, toolError } from '../results.js';
 
 /**
@@ -9,12 +10,15 @@ import { runResult, toolError } from '../results.js';
  * run that was paused for approval is resumed — replayed against its ledger — once every approval it waits for is
  * answered (from the CLI, `/approvals` or the console; an expired one counts as denied), and its task, if it ran in
  * one, gets the result; a plain run that was running is interrupted (`RUN_INTERRUPTED`: it may have been in the middle
- * of a call, so it is never replayed); a task whose run is neither is failed. Stops waiting when `signal` aborts.
+ * of a call, so it is never replayed); a task whose run is neither is failed. Runs of another live process (a second
+ * server on the project) are left to it. Stops waiting when `signal` aborts.
  */
 export async function recoverRuns(state: HostState, signal: AbortSignal): Promise<void> {
-  const kept = await state.durable.runs.keptRuns();
+  // A run another live process holds (a second server on the project) is that process's to resume.
+  const kept = (await state.durable.runs.keptRuns()).filter((run) => !aliveElsewhere(run.pid));
   const paused = new Set(kept.filter((run) => run.status === 'paused').map((run) => run.id));
   for (const task of state.tasks.unfinished()) {
+    if (aliveElsewhere(task.process.pid)) continue;
     if (!task.runIds.some((id) => paused.has(id))) state.tasks.settle(task.task.taskId, 'failed', interruptedResult(), 'the server restarted while the task ran');
   }
   for (const run of kept) {

@@ -4,6 +4,7 @@ import { AgentSpacesError, isRecord } from '@agent-spaces/capabilities';
 import { isTerminal, type TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import { ErrorCode, McpError, type CallToolResult, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { toolError } from '../results.js';
+import { aliveElsewhere } from '../process-alive.js';
 import { TaskFolder, isTaskId } from './files.js';
 
 /** The bounds of a server's tasks (docs/mcp-server.md, "Tasks"). */
@@ -257,14 +258,7 @@ function endedResult(status: 'completed' | 'failed' | 'cancelled', statusMessage
 
 /** True when the process that ran `record` is another one, still alive (a second server on the same project). */
 function runsElsewhere(record: TaskRecord): boolean {
-  const { pid } = record.process;
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return aliveElsewhere(record.process.pid);
 }
 
 /** True when `value` read from task file `taskId` has the shape of a {@link TaskRecord} of that task. */
