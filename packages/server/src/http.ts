@@ -10,6 +10,7 @@ import { CONSOLE_PATH, serveConsole } from './approvals/console.js';
 import { isApprovalsPath, sendError, serveApprovals } from './approvals/http.js';
 import type { RateLimitSettings } from './config.js';
 import { sessionTag, silentLog, type ServerLog } from './log.js';
+import { BodyTooLarge, readBodyText } from './http-body.js';
 import { DEFAULT_LIFECYCLE, HttpClients, type ClientLifecycle } from './http-clients.js';
 import type { ServerStats } from './server.js';
 
@@ -104,7 +105,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     res.once('finish', () => logRefusal(log, req, res));
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) res.end();
-      else if (error instanceof PayloadTooLarge) reject(res, 413, error.message);
+      else if (error instanceof BodyTooLarge) reject(res, 413, error.message);
       else if (error instanceof ParseError) reject(res, 400, error.message, PARSE_ERROR);
       else reject(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
     });
@@ -322,7 +323,6 @@ class RateLimiter {
   }
 }
 
-class PayloadTooLarge extends Error {}
 class ParseError extends Error {}
 
 /** Why each response refused its request, when it was refused here (the log's `why`). */
@@ -336,35 +336,14 @@ function reject(res: ServerResponse, status: number, message: string, code = -32
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null }));
 }
 
-/**
- * The JSON body of a POST. Throws {@link PayloadTooLarge} past `maxBytes` and {@link ParseError} for an empty or
- * unparsable body. The stream is never destroyed: the rest of a body too large is read and dropped (node
- * drops an unread one itself once the response ends), so a keep-alive connection carries on after the 413.
- */
-function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const tooLarge = () => new PayloadTooLarge(`Payload too large: the request body is over ${maxBytes} bytes`);
-  if (Number(header(req, 'content-length') ?? 0) > maxBytes) return Promise.reject(tooLarge());
-  return new Promise((resolveBody, rejectBody) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= maxBytes) return void chunks.push(chunk);
-      chunks.length = 0;
-      req.off('data', onData).off('end', onEnd).off('error', rejectBody);
-      req.on('error', () => undefined).resume();
-      rejectBody(tooLarge());
-    };
-    const onEnd = () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      try {
-        resolveBody(JSON.parse(text) as unknown);
-      } catch {
-        rejectBody(new ParseError(`Parse error: the request body is not JSON${text === '' ? ' (it is empty)' : ''}`));
-      }
-    };
-    req.on('data', onData).on('end', onEnd).on('error', rejectBody);
-  });
+/** The JSON body of a POST. Throws {@link BodyTooLarge} past `maxBytes` and {@link ParseError} for an empty or unparsable body. */
+async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const text = await readBodyText(req, maxBytes);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ParseError(`Parse error: the request body is not JSON${text === '' ? ' (it is empty)' : ''}`);
+  }
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AgentSpacesError, isAgentSpacesError, isRecord, type ErrorCode, type WireError } from '@agent-spaces/capabilities';
 import type { ApprovalService, ServiceAnswer } from '@agent-spaces/bridge';
+import { BodyTooLarge, readBodyText } from '../http-body.js';
 
 /** The path of the approvals API: `GET /approvals`, `GET /approvals/<id>`, `POST /approvals/<id>/approve|deny`. */
 const APPROVALS_PATH = '/approvals';
@@ -111,29 +112,19 @@ function answerOf(body: unknown, approved: boolean, req: IncomingMessage): Servi
 }
 
 /** The body as JSON: `{}` when empty; 413 past {@link MAX_BODY_BYTES} (the rest is read and dropped), 400 when not JSON. */
-function readBody(req: IncomingMessage): Promise<unknown> {
-  const tooLarge = () => new AgentSpacesError('PAYLOAD_TOO_LARGE', `The request body is over ${MAX_BODY_BYTES} bytes`, { limit: MAX_BODY_BYTES });
-  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.reject(tooLarge());
-  return new Promise((resolveBody, rejectBody) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
-      req.off('data', onData).off('end', onEnd);
-      req.resume();
-      rejectBody(tooLarge());
-    };
-    const onEnd = () => {
-      const text = Buffer.concat(chunks).toString('utf8').trim();
-      try {
-        resolveBody(text === '' ? {} : (JSON.parse(text) as unknown));
-      } catch {
-        rejectBody(invalid('The request body is not JSON'));
-      }
-    };
-    req.on('data', onData).on('end', onEnd).on('error', rejectBody);
-  });
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  let text: string;
+  try {
+    text = (await readBodyText(req, MAX_BODY_BYTES)).trim();
+  } catch (error) {
+    if (!(error instanceof BodyTooLarge)) throw error;
+    throw new AgentSpacesError('PAYLOAD_TOO_LARGE', `The request body is over ${MAX_BODY_BYTES} bytes`, { limit: MAX_BODY_BYTES });
+  }
+  try {
+    return text === '' ? {} : (JSON.parse(text) as unknown);
+  } catch {
+    throw invalid('The request body is not JSON');
+  }
 }
 
 const STATUS: Partial<Record<ErrorCode, number>> = { APPROVAL_NOT_FOUND: 404, APPROVAL_ANSWERED: 409, INVALID_ARGUMENTS: 400, PAYLOAD_TOO_LARGE: 413 };
