@@ -33,15 +33,21 @@ export async function callToolTask(client: Client, call: ToolCall, options: Task
   const relay = statusRelay(options.onprogress);
   // No signal: the SDK would add an abort listener per poll and never remove it. The race below stops the wait, and a
   // stream nobody reads polls no more.
+  // Each request of the stream may take as long as a cancel may: the race below bounds the whole wait, and a task
+  // named only after the call was given up must still reach us, to be cancelled.
   const stream = client.experimental.tasks.callToolStream({ name: call.tool, arguments: call.args }, CallToolResultSchema, {
-    timeout: options.timeout,
+    timeout: Math.max(options.timeout, CANCEL_TIMEOUT_MS),
     task: { ttl: options.timeout },
     ...(options.onprogress ? { onprogress: relay.progress } : {}),
   });
   let task: Task | undefined;
+  // The stream's next message while it is awaited: after a stop, the one that names the task may still come.
+  let coming: ReturnType<typeof stream.next> | undefined;
   try {
     for (;;) {
-      const next = await Promise.race([stream.next(), bound.stopped]);
+      coming = stream.next();
+      const next = await Promise.race([coming, bound.stopped]);
+      coming = undefined;
       if (next.done) throw new McpError(ErrorCode.InternalError, 'the task stream ended without a result');
       const message = next.value;
       if (message.type === 'result') return message.result as CallToolResult;
@@ -54,13 +60,30 @@ export async function callToolTask(client: Client, call: ToolCall, options: Task
     }
   } finally {
     bound.release();
-    if (stop.signal.aborted) {
-      void stream.return(undefined);
-      if (task && !TERMINAL.has(task.status)) {
-        client.experimental.tasks.cancelTask(task.taskId, { timeout: CANCEL_TIMEOUT_MS }).catch(() => undefined);
-      }
-    }
+    if (stop.signal.aborted) void cancelAbandoned(client, stream, task, coming);
   }
+}
+
+/**
+ * Cancels the task of a call given up (`tasks/cancel`), then closes its stream. Stopped before the server named the
+ * task, it waits (at most {@link CANCEL_TIMEOUT_MS}) for the message that names it: a task created after the stop is
+ * cancelled too, never left running upstream.
+ */
+async function cancelAbandoned(
+  client: Client,
+  stream: { return(value: undefined): Promise<unknown> },
+  task: Task | undefined,
+  coming: Promise<IteratorResult<object>> | undefined,
+): Promise<void> {
+  let abandoned = task;
+  if (!abandoned && coming) {
+    const late = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), CANCEL_TIMEOUT_MS).unref());
+    const next = await Promise.race([coming.catch(() => undefined), late]);
+    const message = next && !next.done ? (next.value as { task?: Task }) : undefined;
+    abandoned = message?.task;
+  }
+  void stream.return(undefined).catch(() => undefined);
+  if (abandoned && !TERMINAL.has(abandoned.status)) await client.experimental.tasks.cancelTask(abandoned.taskId, { timeout: CANCEL_TIMEOUT_MS }).catch(() => undefined);
 }
 
 /** What a task stream's `error` means: a failed task's result, a typed error for a cancelled one, else `error`. */

@@ -99,6 +99,16 @@ describe('a tool that runs only as a task', () => {
   });
 });
 
+describe('a task created after its call was given up', () => {
+  it('is cancelled upstream as soon as the server names it', async () => {
+    const before = await cancelledTasks();
+    const slow = { topic: 'hail', steps: 40, stepMs: 30, createDelayMs: 600 };
+    const error = await failure(pool.callTool('tasks', 'slow_report', slow, { task: true, timeoutMs: 150 }));
+    expect(error.code).toBe('TIMEOUT');
+    await expect.poll(async () => (await cancelledTasks()).length, { timeout: 5_000 }).toBe(before.length + 1);
+  });
+});
+
 describe('a tool that may run as a task', () => {
   it('is called with a plain tools/call', async () => {
     const run = createMcpExecutor(pool, { server: 'tasks' });
