@@ -58,7 +58,8 @@ export class ReplayPort {
 
   /**
    * The run's approver: a request the ledger's paused call (or the paused script) makes is answered with the answer on
-   * record; any other goes to `fallback` (none: it waits, as without a replay).
+   * record; any other goes to `fallback`, and without one waits for an answer through the approval store
+   * (`approvals.resolve`, another process) until it expires — a resumed run has no one else to ask.
    */
   approver(fallback: Approver | undefined): Approver | undefined {
     const script = this.#replay.kept.awaitingScript;
