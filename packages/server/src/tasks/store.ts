@@ -150,7 +150,7 @@ export class ServerTasks {
     const record = this.#load(taskId);
     if (!record || isTerminal(record.task.status)) return false;
     this.#folder.write(taskId, this.#resultText(result), '.result');
-    this.#write({ ...record, task: stamp(record.task, status, statusMessage), endedAt: Date.now() });
+    this.#write({ ...record, task: stamp(record.task, status, statusMessage), endedAt: preciseNow() });
     const live = this.#live.get(taskId);
     this.#live.delete(taskId);
     if (status === 'cancelled') live?.abort(new AgentSpacesError('ABORTED', 'The task was cancelled'));
@@ -274,4 +274,9 @@ function isTaskRecord(value: unknown, taskId: string): value is TaskRecord {
     Array.isArray(value.runIds) &&
     typeof value.process.pid === 'number'
   );
+}
+
+/** Milliseconds since the epoch with the fraction this process can tell: tasks ended in one millisecond keep their order. */
+function preciseNow(): number {
+  return performance.timeOrigin + performance.now();
 }
