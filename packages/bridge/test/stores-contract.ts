@@ -284,6 +284,11 @@ function runContract(factory: StoreFactory): void {
     expect(await store.kept('kept-1')).toBeUndefined();
     for (const hostile of ['../kept-2', 'kept-2/..', '', 'x'.repeat(500)]) expect(await store.kept(hostile)).toBeUndefined();
     expect((await store.keptRuns()).map((r) => r.id)).toEqual(['kept-2']);
+    // Runs of a session that started in the same millisecond come back in the order they started.
+    for (const [id, order] of [['z-second', 2.5], ['a-first', 1.25], ['m-third', 3.75]] as const) {
+      await store.keep({ ...started(id, { sessionId: 's-2' }), status: 'succeeded', replay, order });
+    }
+    expect((await store.keptRuns({ sessionId: 's-2' })).map((r) => r.id)).toEqual(['a-first', 'z-second', 'm-third']);
   });
 
   it('keeps a run from its start to its end, with its calls in the order they ended', async () => {

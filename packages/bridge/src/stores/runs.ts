@@ -87,6 +87,11 @@ export interface KeptRun extends StartedRun {
   awaitingScript?: string;
   /** The process that ran it: while that process lives, the run is its own (no other process resumes it). */
   pid?: number;
+  /**
+   * When it started, in milliseconds with the fraction the process could tell: orders runs that started in the same
+   * millisecond (a session's runs replay in the order they ran).
+   */
+  order?: number;
 }
 
 /**
@@ -188,14 +193,14 @@ export class MemoryRunStore implements RunStore {
   }
 }
 
-/** The runs `query` selects, oldest start first. */
-export function select<T extends Pick<RunRecord, 'space' | 'owner' | 'sessionId' | 'status' | 'startedAt'>>(runs: T[], query: RunQuery): T[] {
+/** The runs `query` selects, oldest start first (`order` breaking ties). */
+export function select<T extends Pick<RunRecord, 'space' | 'owner' | 'sessionId' | 'status' | 'startedAt'> & { order?: number }>(runs: T[], query: RunQuery): T[] {
   const matches = (run: T) =>
     (query.space === undefined || run.space === query.space) &&
     (query.owner === undefined || run.owner === query.owner) &&
     (query.sessionId === undefined || run.sessionId === query.sessionId) &&
     (query.status === undefined || run.status === query.status);
-  return runs.filter(matches).sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  return runs.filter(matches).sort((a, b) => a.startedAt.localeCompare(b.startedAt) || (a.order ?? 0) - (b.order ?? 0));
 }
 
 function copy(run: RunRecord): RunRecord {

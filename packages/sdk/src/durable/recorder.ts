@@ -43,6 +43,8 @@ export class CallRecorder {
   readonly #options: RecorderOptions;
   /** The entry whose `capabilityCall` event comes next (the bridge tells it synchronously as the call arrives). */
   #arriving: Entry | undefined;
+  /** When the run started, to the fraction of a millisecond (`KeptRun.order`). */
+  readonly #order = performance.timeOrigin + performance.now();
   #status: RunStatus = 'running';
   #kept = false;
   /** The script's own approval request while it waits for it. */
@@ -111,7 +113,7 @@ export class CallRecorder {
     this.#kept = true;
     const ended = status === 'succeeded' || status === 'failed' ? { endedAt: new Date().toISOString(), ...(error ? { error } : {}) } : {};
     const awaiting = this.#awaitingScript ? { awaitingScript: this.#awaitingScript } : {};
-    this.#options.keep({ ...this.#options.run, status, replay: this.#replay(), pid: process.pid, ...ended, ...awaiting });
+    this.#options.keep({ ...this.#options.run, status, replay: this.#replay(), pid: process.pid, order: this.#order, ...ended, ...awaiting });
   }
 
   /** The ledger as kept: redacted params, outcomes and times, or nothing when over budget or not replayable. */
