@@ -52,15 +52,15 @@ async function counterProject(policies: Record<string, unknown> = {}): Promise<P
   return project;
 }
 
-function serve(project: Project): HttpServe {
-  const server = new HttpServe(project.dir, { 'auth-token': TOKEN });
+function serve(project: Project, token = TOKEN): HttpServe {
+  const server = new HttpServe(project.dir, { 'auth-token': token });
   servers.push(server);
   return server;
 }
 
-async function connect(server: HttpServe): Promise<Client> {
+async function connect(server: HttpServe, token = TOKEN): Promise<Client> {
   const client = newClient();
-  await client.connect(new StreamableHTTPClientTransport(new URL(await server.url()), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(await server.url()), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   clients.push(client);
   return client;
 }
@@ -213,6 +213,11 @@ describe('a session when its server is killed', () => {
     });
     const seed = (ran.body as { result: number }).result;
     await killed(first);
+    // Another principal (another token) holding the id gets SESSION_NOT_FOUND, and nothing is replayed for it.
+    const stranger = serve(project, 'another-token-of-someone-else');
+    const theirs = await callTool(await connect(stranger, 'another-token-of-someone-else'), 'send_code', { sessionId, code: 'return typeof first;' });
+    expect(theirs).toMatchObject({ isError: true, body: { code: 'SESSION_NOT_FOUND' } });
+    await killed(stranger);
     const second = serve(project);
     const again = await connect(second);
     const next = await callTool(again, 'send_code', { sessionId, code: `return [typeof first, seed, Math.random() === seed];` });
