@@ -76,9 +76,14 @@ export class ApprovalService {
   /** Denies `request` when its expiry has passed; true when it is (now) answered. */
   async #expire(request: ApprovalRequest): Promise<boolean> {
     if (request.expiresAt === undefined || Date.parse(request.expiresAt) > Date.now()) return false;
-    await this.#approvals.answer(request.id, { approved: false, by: 'timeout', via: 'timeout', reason: `it expired at ${request.expiresAt}` });
+    await this.#approvals.answer(request.id, expiredOutcome(request));
     return true;
   }
+}
+
+/** The answer an expired request gets: denied, `by: 'timeout'` (the one rule of expiry for every place that applies it). */
+export function expiredOutcome(request: ApprovalRequest): ApprovalOutcome {
+  return { approved: false, by: 'timeout', via: 'timeout', reason: `it expired at ${request.expiresAt}` };
 }
 
 function notFound(id: string): AgentSpacesError {

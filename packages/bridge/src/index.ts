@@ -3,7 +3,7 @@ export { createGate, type Gate, type GateConfig, type GateStores } from './gate.
 export { compileSchema, loadValidatorsCompiler, type ValidatorsCompiler } from './validate.js';
 export type { SchemaProblem } from './schema-problem.js';
 export type { Approvals } from './approvals.js';
-export { ApprovalService, type ApprovalView, type ServiceAnswer } from './approval-service.js';
+export { ApprovalService, expiredOutcome, type ApprovalView, type ServiceAnswer } from './approval-service.js';
 export {
   AuditLog,
   auditLogFile,

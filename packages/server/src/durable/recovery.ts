@@ -1,4 +1,5 @@
 import { AgentSpacesError, toWireError } from '@agent-spaces/capabilities';
+import { expiredOutcome } from '@agent-spaces/bridge';
 import { awaitedApprovals, type KeptRun, type RunResult } from '@agent-spaces/sdk';
 import type { Connection, HostState } from '../connection.js';
 import type { ServerLog } from '../log.js';
@@ -54,7 +55,7 @@ async function answered(state: HostState, id: string, signal: AbortSignal): Prom
   if (!record) throw new AgentSpacesError('REPLAY_UNAVAILABLE', `The approval request ${id} the run waits for is not on record`, { approvalId: id });
   if (record.answer) return;
   const expiresAt = record.request.expiresAt === undefined ? Infinity : Date.parse(record.request.expiresAt);
-  const expire = () => void store.answer(id, { approved: false, by: 'timeout', via: 'timeout', reason: `it expired at ${record.request.expiresAt}` });
+  const expire = () => void store.answer(id, expiredOutcome(record.request));
   const timer = Number.isFinite(expiresAt) ? setTimeout(expire, Math.max(0, expiresAt - Date.now())) : undefined;
   timer?.unref();
   try {
