@@ -87,7 +87,7 @@ describe('agent-spaces', () => {
     await project.write({ 'leftover.ts': 'void Promise.resolve().then(() => null).then(() => { for (;;) {} });\nexport default 7;\n' });
     const started = Date.now();
     const run = await cli('run', 'leftover.ts', '--json');
-    expect(run.code).toBe(0);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, result: 7 });
     expect(Date.now() - started).toBeLessThan(30_000);
   }, 60_000);
