@@ -179,6 +179,11 @@ export const ERROR_CODES = {
     description:
       'A session cap was reached: this client\'s (`data.scope: "client"`), the server\'s (`"server"`), or the sandbox\'s session processes, which host one owner\'s sessions each (`"process-share"`: this owner\'s are full and it holds its share; `"processes"`: all host other owners\' sessions); `data.limit` is the cap. No other session was closed for it.',
   },
+  STORE_UNAVAILABLE: {
+    families: ['run', 'server'],
+    description:
+      'A shared store (PostgreSQL `DATABASE_URL`, Redis `REDIS_URL`) did not answer: the request or call was refused before acting, and nothing acknowledged was lost; `data.store` names it (`postgres`, `redis`). Retry once it is back (docs/deployment.md).',
+  },
   TOO_MANY_TASKS: {
     families: ['server'],
     description:
