@@ -26,6 +26,7 @@ export {
   type FileAuditStoreOptions,
 } from './stores/audit.js';
 export { MemoryRateLimitStore, type Admission, type RateLimitStore, type RateWindow } from './stores/rate-limit.js';
+export { RedisRateLimitStore, SharedCounters, type SharedCountersOptions } from './stores/redis.js';
 export { MemoryApprovalStore } from './stores/approvals.js';
 export { FileApprovalStore, type FileApprovalStoreOptions } from './stores/approval-files.js';
 export { stateFolder } from './stores/state-files.js';

@@ -100,7 +100,8 @@ function auditContract(factory: StoreFactory): void {
 const capabilityWindow: RateWindow = { id: 'api', key: 'api', requests: 2, periodMs: 1_000 };
 const functionWindow: RateWindow = { id: 'api\0post', key: 'api.post', requests: 1, periodMs: 5_000 };
 
-function rateLimitContract(factory: StoreFactory): void {
+/** Registers the rate-limit store's contract tests alone (a shared rate-limit store without the other stores). */
+export function rateLimitContract(factory: Pick<StoreFactory, 'rateLimits'>): void {
   it('admits calls while the window has room, then says how long until it has', async () => {
     const store = await factory.rateLimits();
     expect(await store.admit([capabilityWindow], 10_000)).toEqual({ admitted: true });
