@@ -19,9 +19,9 @@ beforeEach(() => {
 
 afterEach(() => rmSync(outDir, { recursive: true, force: true }));
 
-function codeOf(run: () => unknown): string | undefined {
+async function codeOf(run: () => unknown): Promise<string | undefined> {
   try {
-    run();
+    await run();
   } catch (error) {
     return error instanceof AgentSpacesError ? error.code : 'not an AgentSpacesError';
   }
@@ -29,32 +29,33 @@ function codeOf(run: () => unknown): string | undefined {
 }
 
 describe('the bounds', () => {
-  it('drops the oldest ended task of a principal at its cap, and refuses TOO_MANY_TASKS when all still run', () => {
+  it('drops the oldest ended task of a principal at its cap, and refuses TOO_MANY_TASKS when all still run', async () => {
     const tasks = new ServerTasks(outDir, { limits: { maxPerPrincipal: 3 } });
-    const ids = [1, 2, 3].map(() => tasks.create('local', 'execute', 1000).taskId);
-    expect(codeOf(() => tasks.create('local', 'execute', 1000))).toBe('TOO_MANY_TASKS');
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await tasks.create('local', 'execute', 1000)).taskId);
+    expect(await codeOf(() => tasks.create('local', 'execute', 1000))).toBe('TOO_MANY_TASKS');
     // Another principal has its own count.
-    expect(tasks.create('token:abc', 'execute', 1000).status).toBe('working');
-    tasks.settle(ids[1]!, 'completed', OK);
-    tasks.settle(ids[0]!, 'completed', OK);
-    const fourth = tasks.create('local', 'execute', 1000);
+    expect((await tasks.create('token:abc', 'execute', 1000)).status).toBe('working');
+    await tasks.settle(ids[1]!, 'completed', OK);
+    await tasks.settle(ids[0]!, 'completed', OK);
+    const fourth = await tasks.create('local', 'execute', 1000);
     // ids[1] ended first: it is the one dropped.
-    expect(tasks.find('local', ids[1])).toBeUndefined();
-    expect(tasks.find('local', ids[0])?.task.status).toBe('completed');
-    expect(tasks.find('local', fourth.taskId)?.task.status).toBe('working');
+    expect(await tasks.find('local', ids[1])).toBeUndefined();
+    expect((await tasks.find('local', ids[0]))?.task.status).toBe('completed');
+    expect((await tasks.find('local', fourth.taskId))?.task.status).toBe('working');
   });
 
-  it('caps the ttl at 24 hours, defaults it to one hour, and refuses one that is not positive', () => {
+  it('caps the ttl at 24 hours, defaults it to one hour, and refuses one that is not positive', async () => {
     const tasks = new ServerTasks(outDir);
     expect(tasks.ttl(undefined)).toBe(3_600_000);
     expect(tasks.ttl(Number.MAX_VALUE)).toBe(86_400_000);
-    for (const bad of [-1, 0, Number.NaN, '60000', {}]) expect(codeOf(() => tasks.ttl(bad))).toBe('INVALID_ARGUMENTS');
+    for (const bad of [-1, 0, Number.NaN, '60000', {}]) expect(await codeOf(() => tasks.ttl(bad))).toBe('INVALID_ARGUMENTS');
   });
 
   it('keeps a result over maxResultBytes as a PAYLOAD_TOO_LARGE error result', async () => {
     const tasks = new ServerTasks(outDir, { limits: { maxResultBytes: 1000 } });
-    const { taskId } = tasks.create('local', 'execute', 1000);
-    tasks.settle(taskId, 'completed', { content: [{ type: 'text', text: 'x'.repeat(5000) }] });
+    const { taskId } = await tasks.create('local', 'execute', 1000);
+    await tasks.settle(taskId, 'completed', { content: [{ type: 'text', text: 'x'.repeat(5000) }] });
     const result = (await tasks.view(() => 'local').getTaskResult(taskId)) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', data: { limit: 1000 } });
@@ -62,17 +63,17 @@ describe('the bounds', () => {
 
   it('removes a task ttl ms after it ended, on access and at start, but never one that runs', async () => {
     const tasks = new ServerTasks(outDir);
-    const ended = tasks.create('local', 'execute', 1);
-    const later = tasks.create('local', 'execute', 1);
-    const running = tasks.create('local', 'execute', 1);
-    tasks.settle(ended.taskId, 'completed', OK);
-    tasks.settle(later.taskId, 'completed', OK);
+    const ended = await tasks.create('local', 'execute', 1);
+    const later = await tasks.create('local', 'execute', 1);
+    const running = await tasks.create('local', 'execute', 1);
+    await tasks.settle(ended.taskId, 'completed', OK);
+    await tasks.settle(later.taskId, 'completed', OK);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(tasks.find('local', ended.taskId)).toBeUndefined();
+    expect(await tasks.find('local', ended.taskId)).toBeUndefined();
     expect(existsSync(join(folder, `${ended.taskId}.json`))).toBe(false);
     expect(existsSync(join(folder, `${ended.taskId}.result.json`))).toBe(false);
-    expect(tasks.find('local', running.taskId)?.task.status).toBe('working');
-    new ServerTasks(outDir, { keepRunning: () => true });
+    expect((await tasks.find('local', running.taskId))?.task.status).toBe('working');
+    await ServerTasks.open(outDir, { keepRunning: () => true });
     expect(readdirSync(folder).sort()).toEqual([`${running.taskId}.json`]);
   });
 });
@@ -80,7 +81,7 @@ describe('the bounds', () => {
 describe('principals and hostile ids', () => {
   it("finds, lists and answers a task for its principal only; another principal's view finds nothing", async () => {
     const tasks = new ServerTasks(outDir);
-    const { taskId } = tasks.create('token:alice', 'execute', 60_000);
+    const { taskId } = await tasks.create('token:alice', 'execute', 60_000);
     const alice = tasks.view(() => 'token:alice');
     const bob = tasks.view(() => 'token:bob');
     expect(await alice.getTask(taskId)).toMatchObject({ taskId, status: 'working' });
@@ -102,13 +103,14 @@ describe('principals and hostile ids', () => {
       expect(await view.getTask(id)).toBeNull();
       await expect(view.getTaskResult(id)).rejects.toMatchObject({ code: -32602 });
     }
-    for (const id of [42, null, undefined, { taskId: 'x' }]) expect(tasks.find('local', id)).toBeUndefined();
+    for (const id of [42, null, undefined, { taskId: 'x' }]) expect(await tasks.find('local', id)).toBeUndefined();
     await expect(view.listTasks('../x')).rejects.toThrow(/Invalid cursor/);
   });
 
   it('pages tasks/list with an opaque cursor', async () => {
     const tasks = new ServerTasks(outDir, { limits: { pageSize: 2 } });
-    const ids = [1, 2, 3].map(() => tasks.create('local', 'execute', 60_000).taskId);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await tasks.create('local', 'execute', 60_000)).taskId);
     const view = tasks.view(() => 'local');
     const first = await view.listTasks();
     expect(first.tasks).toHaveLength(2);
@@ -119,21 +121,26 @@ describe('principals and hostile ids', () => {
 });
 
 describe('a restart', () => {
-  it('fails every task a dead process was running, unless keepRunning keeps it for its resumed run to settle', () => {
+  it('fails every task a dead process was running, unless keepRunning keeps it for its resumed run to settle', async () => {
     const before = new ServerTasks(outDir);
-    const lost = before.create('local', 'execute', 60_000);
-    const kept = before.create('local', 'execute', 60_000);
-    before.noteRun(kept.taskId, 'run-7');
-    before.setStatus(kept.taskId, 'input_required', 'waiting for approval a1 (vault.deleteSecrets)');
+    const lost = await before.create('local', 'execute', 60_000);
+    const kept = await before.create('local', 'execute', 60_000);
+    await before.noteRun(kept.taskId, 'run-7');
+    await before.setStatus(kept.taskId, 'input_required', 'waiting for approval a1 (vault.deleteSecrets)');
 
     const after = new ServerTasks(outDir, { keepRunning: (record) => record.runIds.includes('run-7') });
-    expect(after.find('local', lost.taskId)?.task).toMatchObject({ status: 'failed', statusMessage: 'the server restarted while the task ran' });
-    expect(after.find('local', kept.taskId)?.task.status).toBe('input_required');
-    const resumed = after.byRun('run-7');
+    expect((await after.find('local', lost.taskId))?.task).toMatchObject({ status: 'failed', statusMessage: 'the server restarted while the task ran' });
+    expect((await after.find('local', kept.taskId))?.task.status).toBe('input_required');
+    const resumed = await after.byRun('run-7');
     expect(resumed?.task.taskId).toBe(kept.taskId);
-    expect(after.settle(kept.taskId, 'completed', OK)).toBe(true);
-    expect(after.settle(kept.taskId, 'failed', OK)).toBe(false);
-    expect(after.find('local', kept.taskId)?.task.status).toBe('completed');
-    expect(after.byRun('run-unknown')).toBeUndefined();
+    expect(await after.settle(kept.taskId, 'completed', OK)).toBe(true);
+    expect(await after.settle(kept.taskId, 'failed', OK)).toBe(false);
+    expect((await after.find('local', kept.taskId))?.task.status).toBe('completed');
+    expect(await after.byRun('run-unknown')).toBeUndefined();
+    // The sweep leaves the tasks of a live runner alone: this process's own, once it took them over.
+    await after.sweep();
+    const again = await after.create('local', 'execute', 60_000);
+    await after.sweep();
+    expect((await after.find('local', again.taskId))?.task.status).toBe('working');
   });
 });

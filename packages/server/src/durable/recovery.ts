@@ -18,9 +18,9 @@ export async function recoverRuns(state: HostState, signal: AbortSignal): Promis
   // A run another live process holds (a second server on the project) is that process's to resume.
   const kept = (await state.durable.runs.keptRuns()).filter((run) => !aliveElsewhere(run.pid));
   const paused = new Set(kept.filter((run) => run.status === 'paused').map((run) => run.id));
-  for (const task of state.tasks.unfinished()) {
+  for (const task of await state.tasks.unfinished()) {
     if (aliveElsewhere(task.process.pid)) continue;
-    if (!task.runIds.some((id) => paused.has(id))) state.tasks.settle(task.task.taskId, 'failed', interruptedResult(), 'the server restarted while the task ran');
+    if (!task.runIds.some((id) => paused.has(id))) await state.tasks.settle(task.task.taskId, 'failed', interruptedResult(), 'the server restarted while the task ran');
   }
   for (const run of kept) {
     if (run.status === 'paused') void resumeWhenAnswered(state, run, signal);
@@ -35,14 +35,14 @@ async function resumeWhenAnswered(state: HostState, run: KeptRun, signal: AbortS
     await Promise.all(awaitedApprovals(run).map((id) => answered(state, id, signal)));
     const started = performance.now();
     const result = await resumed(state, run);
-    const task = state.tasks.byRun(run.id);
-    if (task) state.tasks.settle(task.task.taskId, 'completed', runResult(result));
+    const task = await state.tasks.byRun(run.id);
+    if (task) await state.tasks.settle(task.task.taskId, 'completed', runResult(result));
     log.event('run.resumed', { run: run.id, space: run.space, ok: result.ok, code: result.ok ? undefined : result.error.code, duration_ms: Math.round(performance.now() - started), task: task?.task.taskId });
   } catch (error) {
     if (signal.aborted) return;
     const wire = toWireError(error);
-    const task = state.tasks.byRun(run.id);
-    if (task) state.tasks.settle(task.task.taskId, 'completed', toolError(wire));
+    const task = await state.tasks.byRun(run.id);
+    if (task) await state.tasks.settle(task.task.taskId, 'completed', toolError(wire));
     if (run.sessionId === undefined) await state.durable.runs.forget(run.id);
     logFailure(log, run, wire.code);
   }

@@ -1,17 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-/** Task ids are `randomUUID()`s: anything else names no task (and is never used as a path). */
-const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+import { byAge, expiresAt, isTaskId, isTaskRecord, type TaskChange, type TaskRecord, type TaskRecords } from './record.js';
 
 /** A temporary file older than this is left over from a crash (a younger one may be another process's write). */
 const STALE_PARTIAL_MS = 60_000;
-
-/** True when `id` can be a task id: a lowercase UUID string, so it can never name a path outside the folder. */
-export function isTaskId(id: unknown): id is string {
-  return typeof id === 'string' && TASK_ID.test(id);
-}
 
 /**
  * One folder of JSON files, `<id>.json` and `<id>.result.json` per task, written atomically (a temporary file renamed
@@ -76,5 +69,79 @@ export class TaskFolder {
         // gone already
       }
     }
+  }
+}
+
+/**
+ * The task records of one server in `<outDir>/state/tasks/<taskId>.json` (and `<taskId>.result.json`): a
+ * {@link TaskFolder}. Atomic within one process (each method reads and writes synchronously); a second server on the
+ * same project shares the files but not the atomicity, as before.
+ */
+export class FileTaskRecords implements TaskRecords {
+  readonly #folder: TaskFolder;
+
+  /** The records of the project whose build output is `outDir`. */
+  constructor(outDir: string) {
+    this.#folder = new TaskFolder(join(outDir, 'state', 'tasks'));
+  }
+
+  async prepare(): Promise<void> {
+    this.#folder.removePartials();
+  }
+
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    return this.#read(taskId);
+  }
+
+  async byPrincipal(principal: string): Promise<TaskRecord[]> {
+    return this.#all().filter((r) => r.principal === principal);
+  }
+
+  async unfinished(): Promise<TaskRecord[]> {
+    return this.#all().filter((r) => r.endedAt === undefined);
+  }
+
+  async byRun(runId: string): Promise<TaskRecord | undefined> {
+    return this.#all().find((r) => r.runIds.includes(runId));
+  }
+
+  async insert(record: TaskRecord, makeRoom: (mine: TaskRecord[]) => string[]): Promise<void> {
+    const mine = this.#all().filter((r) => r.principal === record.principal);
+    for (const id of makeRoom(mine)) this.#folder.remove(id);
+    this.#write(record);
+  }
+
+  async update(taskId: string, change: (record: TaskRecord) => TaskChange | undefined): Promise<TaskRecord | undefined> {
+    const record = this.#read(taskId);
+    const next = record && change(record);
+    if (!next) return record;
+    if (next.resultText !== undefined) this.#folder.write(taskId, next.resultText, '.result');
+    this.#write(next.record);
+    return next.record;
+  }
+
+  async result(taskId: string): Promise<unknown> {
+    return this.#folder.read(taskId, '.result');
+  }
+
+  async remove(taskId: string): Promise<void> {
+    this.#folder.remove(taskId);
+  }
+
+  async removeExpired(now: number): Promise<void> {
+    for (const record of this.#all()) if (expiresAt(record) <= now) this.#folder.remove(record.task.taskId);
+  }
+
+  #all(): TaskRecord[] {
+    return this.#folder.ids().flatMap((id) => this.#read(id) ?? []).sort(byAge);
+  }
+
+  #read(taskId: string): TaskRecord | undefined {
+    const record = this.#folder.read(taskId);
+    return isTaskRecord(record, taskId) ? record : undefined;
+  }
+
+  #write(record: TaskRecord): void {
+    this.#folder.write(record.task.taskId, JSON.stringify(record));
   }
 }

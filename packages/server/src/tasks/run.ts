@@ -14,9 +14,10 @@ import type { ServerTasks } from './store.js';
  * which `tasks/cancel` aborts. The task is `completed` with the tool's result, an error result included, and `failed`
  * only when the handler throws something unexpected. Throws a JSON-RPC error: `-32602` for an unknown tool or a bad
  * `task.ttl` (`data.code: "INVALID_ARGUMENTS"`), `-32601` for a tool without task support, `-32600` with
- * `data.code: "TOO_MANY_TASKS"` at the principal's cap.
+ * `data.code: "TOO_MANY_TASKS"` at the principal's cap, `-32603` with `data.code: "STORE_UNAVAILABLE"` when a shared
+ * store did not answer.
  */
-export function startTask(specs: readonly ToolSpec[], params: CallToolRequest['params'], connection: Connection, request: RequestId, log: ServerLog): CreateTaskResult {
+export async function startTask(specs: readonly ToolSpec[], params: CallToolRequest['params'], connection: Connection, request: RequestId, log: ServerLog): Promise<CreateTaskResult> {
   const spec = specs.find((s) => s.name === params.name);
   if (!spec) throw new McpError(ErrorCode.InvalidParams, `No tool "${params.name}"`, { code: 'TOOL_NOT_FOUND', name: params.name });
   if (spec.execution?.taskSupport !== 'optional') {
@@ -26,7 +27,7 @@ export function startTask(specs: readonly ToolSpec[], params: CallToolRequest['p
   let taskId: string;
   let task: CreateTaskResult['task'];
   try {
-    task = tasks.create(connection.principal, spec.name, tasks.ttl(params.task?.ttl));
+    task = await tasks.create(connection.principal, spec.name, tasks.ttl(params.task?.ttl));
     taskId = task.taskId;
   } catch (error) {
     throw protocolError(error);
@@ -58,13 +59,15 @@ async function runInTask(spec: ToolSpec, params: CallToolRequest['params'], conn
     result = toolError(toWireError(error));
     if (!(error instanceof AgentSpacesError)) status = 'failed';
   }
+  await watch.idle();
   try {
-    state.tasks.settle(taskId, status, result, status === 'failed' ? 'the tool failed unexpectedly' : undefined);
+    await state.tasks.settle(taskId, status, result, status === 'failed' ? 'the tool failed unexpectedly' : undefined);
   } catch (error) {
-    // The result cannot be kept (the disk failed): the task fails without it, or stays as it was if even that fails.
+    // The result cannot be kept (the disk or the database failed): the task fails without it, or stays as it was if
+    // even that fails.
     const failed = toolError(toWireError(error));
     try {
-      state.tasks.settle(taskId, 'failed', failed, 'the result could not be kept');
+      await state.tasks.settle(taskId, 'failed', failed, 'the result could not be kept');
     } catch {
       return failed;
     }
@@ -75,12 +78,15 @@ async function runInTask(spec: ToolSpec, params: CallToolRequest['params'], conn
 /**
  * Follows the events of a task's runs: records each run's id on the task (so a run resumed after a restart finds it),
  * and keeps the task `input_required` — naming the pending approval — while a run waits for one, `working` otherwise.
+ * The writes are made one after another, in the order of the events.
  */
 class TaskWatch {
   readonly #tasks: ServerTasks;
   readonly #taskId: string;
   /** Approvals waited for: id → what waits. */
   readonly #pending = new Map<string, string>();
+  /** The last write, which the next one follows. */
+  #writes: Promise<void> = Promise.resolve();
 
   constructor(tasks: ServerTasks, taskId: string) {
     this.#tasks = tasks;
@@ -88,21 +94,27 @@ class TaskWatch {
   }
 
   onEvent(event: RunEvent): void {
-    try {
-      if (event.type === 'runStarted') this.#tasks.noteRun(this.#taskId, event.runId);
-      else if (event.type === 'approvalRequired') this.#pending.set(event.id, event.source === 'script' ? 'the script' : `${event.capability}.${event.function}`);
-      else if (event.type === 'approvalResolved') this.#pending.delete(event.id);
-      else return;
-      if (event.type !== 'runStarted') this.#report();
-    } catch {
-      // A status that cannot be written changes nothing for the run; its end settles the task.
+    if (event.type === 'runStarted') {
+      const { runId } = event;
+      this.#write(() => this.#tasks.noteRun(this.#taskId, runId));
+      return;
     }
+    if (event.type === 'approvalRequired') this.#pending.set(event.id, event.source === 'script' ? 'the script' : `${event.capability}.${event.function}`);
+    else if (event.type === 'approvalResolved') this.#pending.delete(event.id);
+    else return;
+    const [first] = this.#pending;
+    const message = first && `waiting for approval ${first[0]} (${first[1]})`;
+    this.#write(() => (message ? this.#tasks.setStatus(this.#taskId, 'input_required', message) : this.#tasks.setStatus(this.#taskId, 'working')));
   }
 
-  #report(): void {
-    const [first] = this.#pending;
-    if (first) this.#tasks.setStatus(this.#taskId, 'input_required', `waiting for approval ${first[0]} (${first[1]})`);
-    else this.#tasks.setStatus(this.#taskId, 'working');
+  /** Resolves once every write asked for so far is done (or failed). */
+  idle(): Promise<void> {
+    return this.#writes;
+  }
+
+  #write(write: () => Promise<void>): void {
+    // A status that cannot be written changes nothing for the run; its end settles the task.
+    this.#writes = this.#writes.then(write).catch(() => undefined);
   }
 }
 
