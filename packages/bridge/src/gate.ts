@@ -9,7 +9,11 @@ import type { ApprovalStore, Approver, BridgeOptions, HostCapability, PolicyHook
 
 /** Stores of a space's gate given instead of the embedded ones (the audit store: when `policies.audit` is not false). */
 export interface GateStores {
-  audit?: AuditStore;
+  /**
+   * The space's audit store, or a factory that makes it from the space's name (one server hands all its spaces one
+   * factory, e.g. `(space) => database.audit(space)`).
+   */
+  audit?: AuditStore | ((space: string) => AuditStore);
   approvals?: ApprovalStore;
   rateLimits?: RateLimitStore;
 }
@@ -59,7 +63,7 @@ export async function createGate(config: GateConfig, capabilities: readonly Host
   const redactor = createRedactor(secretsFromEnv(names, config.env));
   const given = config.stores ?? {};
   const owned = policies.audit === false || given.audit ? undefined : new FileAuditStore(config.outDir, config.name, auditOptions(policies.audit));
-  const audit = policies.audit === false ? undefined : (given.audit ?? owned);
+  const audit = policies.audit === false ? undefined : (givenAudit(given.audit, config.name) ?? owned);
   const windowMs = longestWindowMs(policies, capabilities);
   const history = windowMs > 0 && audit !== undefined ? await admittedCalls(audit, windowMs) : undefined;
   return {
@@ -80,6 +84,11 @@ export async function createGate(config: GateConfig, capabilities: readonly Host
     auditFile: owned?.file,
     close: () => owned?.close(),
   };
+}
+
+/** The audit store given for the space `space`: the store itself, or what the factory given makes for it. */
+function givenAudit(audit: GateStores['audit'], space: string): AuditStore | undefined {
+  return typeof audit === 'function' ? audit(space) : audit;
 }
 
 /** The {@link FileAuditStore} options of `policies.audit` (rotation: its `maxBytes` / `keep` over the defaults). */

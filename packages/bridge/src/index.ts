@@ -46,6 +46,13 @@ export {
 export { FileRunStore, type FileRunStoreOptions } from './stores/run-files.js';
 export { MemorySessionStore, type SessionInfo, type SessionQuery, type SessionStore } from './stores/sessions.js';
 export { FileSessionStore } from './stores/session-files.js';
+/** The shared stores in PostgreSQL: one database object hands out every store (several replicas can share it). */
+export { SharedDatabase, type Database, type Query, type SharedDatabaseOptions } from './stores/postgres/database.js';
+export { MIGRATIONS, type Migration } from './stores/postgres/migrations.js';
+export { PostgresAuditArchive, PostgresAuditStore } from './stores/postgres/audit.js';
+export { PostgresApprovalStore, type PostgresApprovalStoreOptions } from './stores/postgres/approvals.js';
+export { PostgresRunStore, type PostgresRunStoreOptions } from './stores/postgres/runs.js';
+export { PostgresSessionStore } from './stores/postgres/sessions.js';
 export { createPolicy } from './policy.js';
 export { loadCapabilities, type LoadOptions } from './load.js';
 export { createOpenApiExecutor } from './executors/openapi.js';

@@ -103,7 +103,7 @@ describe('the approval flow', () => {
     const answers: string[] = [];
     const { bridge, del } = setup({
       onApproval: () => new Promise((resolve) => setTimeout(() => resolve({ approved: false, by: 'slow-ui' }), 200)),
-      audit: { append: (e: AuditEntry) => answers.push(e.pending ? 'asked' : e.decision?.kind === 'ask' ? `${e.decision.approved} by ${e.decision.answeredBy}` : '') },
+      audit: { append: (e: AuditEntry) => void answers.push(e.pending ? 'asked' : e.decision?.kind === 'ask' ? `${e.decision.approved} by ${e.decision.answeredBy}` : '') },
     });
     const call = del('x.txt');
     const [request] = await pending(bridge);

@@ -8,7 +8,7 @@ function setup(options: Partial<BridgeOptions> = {}) {
     { name: 'wipe', requiresApproval: true, approvalMessage: () => 'Wipe the vault?', run: () => (ran.push('wipe'), 'wiped') },
   ]);
   const audit: AuditEntry[] = [];
-  const bridge = createBridge({ capabilities: [vault], audit: { append: (entry: AuditEntry) => audit.push(entry) }, ...options });
+  const bridge = createBridge({ capabilities: [vault], audit: { append: (entry: AuditEntry) => void audit.push(entry) }, ...options });
   const wipe = (origin: CallOrigin = {}, signal = new AbortController().signal) => bridge.call(msg('vault', 'wipe'), signal, origin);
   return { bridge, ran, audit, wipe };
 }

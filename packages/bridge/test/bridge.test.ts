@@ -339,7 +339,7 @@ describe('execution', () => {
   it('records the approver answer in the decision of the audit entry', async () => {
     const entries: AuditEntry[] = [];
     const capability = memoryCapability('c', [{ name: 'f', requiresApproval: true, run: () => 'done' }]);
-    const bridge = createBridge({ capabilities: [capability], onApproval: () => true, audit: { append: (e) => entries.push(e) } });
+    const bridge = createBridge({ capabilities: [capability], onApproval: () => true, audit: { append: (e) => void entries.push(e) } });
     await bridge.call(msg('c', 'f'), signal);
     // The question is on record before it is asked; the call's own line follows with the answer.
     expect(entries.map((e) => [e.callId, e.pending ?? 'ended'])).toEqual([

@@ -33,7 +33,7 @@ export function approveCall(steps: CallSteps, decision: PolicyDecision, pending:
  */
 async function askForCall(steps: CallSteps, message: string, by: string, pending: PendingCall, state: CallState, origin: CallOrigin): Promise<void> {
   const request = callRequest(steps, pending, message, origin);
-  if (steps.audit && steps.approvals.canAsk(origin.onApproval)) recordPending(steps.audit, pending.id, request, by);
+  if (steps.audit && steps.approvals.canAsk(origin.onApproval)) await recordPending(steps.audit, pending.id, request, by);
   const answer = await ask(steps, request, pending.signal, origin, pending.id);
   state.decision = { kind: 'ask', message, by, approved: answer.approved, answeredBy: answer.by, ...(answer.from ? { answeredFrom: answer.from } : {}), ...(answer.reason ? { reason: answer.reason } : {}) };
   if (!answer.approved) {

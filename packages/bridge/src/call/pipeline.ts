@@ -29,7 +29,10 @@ export async function runCall(steps: CallSteps, callId: string, message: CallMes
     outcome = { ok: false, error: callError(error, message, callId, signal, state.executing) };
   }
   outcome = steps.redactor.value(outcome);
-  if (steps.audit) outcome = recordCall(steps.audit, { callId, message, origin, state, outcome, durationMs: performance.now() - started }, steps.redactor);
+  if (steps.audit) {
+    const recorded = recordCall(steps.audit, { callId, message, origin, state, outcome, durationMs: performance.now() - started }, steps.redactor);
+    outcome = isThenable(recorded) ? await recorded : recorded;
+  }
   state.ended = true;
   endCallSpan(span, outcome, performance.now() - started);
   tellResult(origin, callId, message, outcome, performance.now() - started);

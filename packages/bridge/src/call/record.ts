@@ -2,6 +2,7 @@ import { AgentSpacesError, type CallMessage, type CallOutcome, type Redactor } f
 import { isoNow, type AuditEntry, type AuditSink } from '../stores/audit-log.js';
 import type { ApprovalRequest, CallDecision, CallOrigin } from '../types.js';
 import { errorMessage, where } from './errors.js';
+import { isThenable } from './thenable.js';
 import type { CallState } from './state.js';
 
 type AuditCallEntry = Extract<AuditEntry, { outcome: unknown }>;
@@ -18,16 +19,17 @@ export interface EndedCall {
 }
 
 /**
- * The record step: appends the audit line of `call` (params redacted) and returns its outcome. Fail closed: a call
- * that cannot be put on record does not hand its result back, it fails `INTERNAL`.
+ * The record step: appends the audit line of `call` (params redacted) and returns its outcome — a promise only when
+ * the store's append returns one. Fail closed: a call that cannot be put on record does not hand its result back, it
+ * fails `INTERNAL` (`STORE_UNAVAILABLE` when a shared store could not be reached).
  */
-export function recordCall(audit: AuditSink, call: EndedCall, redactor: Redactor): CallOutcome {
+export function recordCall(audit: AuditSink, call: EndedCall, redactor: Redactor): CallOutcome | Promise<CallOutcome> {
+  const failed = (error: unknown): CallOutcome => ({ ok: false, error: { ...notRecorded(error), ...where(call.message, call.callId) } });
   try {
-    audit.append(auditEntry(call, redactor));
-    return call.outcome;
+    const appended = audit.append(auditEntry(call, redactor));
+    return isThenable(appended) ? Promise.resolve(appended).then(() => call.outcome, failed) : call.outcome;
   } catch (error) {
-    const failure = { code: 'INTERNAL', message: `The audit log could not be written: ${errorMessage(error)}` } as const;
-    return { ok: false, error: { ...failure, ...where(call.message, call.callId) } };
+    return failed(error);
   }
 }
 
@@ -35,10 +37,10 @@ export function recordCall(audit: AuditSink, call: EndedCall, redactor: Redactor
  * Puts a call that starts waiting for approval on record before anyone is asked (a kill of the host while it waits
  * then leaves the question in the log). Fail closed: a question that cannot be put on record is not asked.
  */
-export function recordPending(audit: AuditSink, callId: string, request: ApprovalRequest, by: string): void {
+export async function recordPending(audit: AuditSink, callId: string, request: ApprovalRequest, by: string): Promise<void> {
   const { capability, function: fn, params, message, runId, sessionId } = request;
   try {
-    audit.append({
+    await audit.append({
       time: isoNow(),
       ...(runId ? { runId } : {}),
       ...(sessionId ? { sessionId } : {}),
@@ -51,8 +53,16 @@ export function recordPending(audit: AuditSink, callId: string, request: Approva
       decision: { kind: 'ask', by, message },
     });
   } catch (error) {
-    throw new AgentSpacesError('INTERNAL', `The audit log could not be written: ${errorMessage(error)}`);
+    const { code, message: why, data } = notRecorded(error);
+    throw new AgentSpacesError(code, why, data);
   }
+}
+
+/** Why an audit line was not written: `STORE_UNAVAILABLE` when the store says so, else `INTERNAL`. */
+function notRecorded(error: unknown): { code: 'INTERNAL' | 'STORE_UNAVAILABLE'; message: string; data?: Record<string, unknown> } {
+  const message = `The audit log could not be written: ${errorMessage(error)}`;
+  if (error instanceof AgentSpacesError && error.code === 'STORE_UNAVAILABLE') return { code: 'STORE_UNAVAILABLE', message, ...(error.data ? { data: error.data } : {}) };
+  return { code: 'INTERNAL', message };
 }
 
 /** The audit entry of a call, built field by field: it is made for every call. */

@@ -70,17 +70,37 @@ export type AuditRecord = AuditCallRecord | AuditPendingRecord;
 /** An {@link AuditRecord} as the bridge makes it; the log adds the space. */
 export type AuditEntry = Omit<AuditCallRecord, 'space'> | Omit<AuditPendingRecord, 'space'>;
 
-/** Receives the entries of calls (one as each ends, one as each starts waiting for approval); `append` must not return before the entry is durable. */
+/**
+ * Receives the entries of calls (one as each ends, one as each starts waiting for approval); `append` must not return
+ * (or its promise resolve) before the entry is durable.
+ */
 export interface AuditSink {
-  append(entry: AuditEntry): void;
+  append(entry: AuditEntry): void | Promise<void>;
 }
 
 /** Where a space's audit log lives: `<outDir>/audit/<space>.jsonl` (rotated files beside it: `<space>.jsonl.1`, …). */
 export function auditLogFile(outDir: string, space: string): string {
+  checkAuditSpace(space);
+  return join(outDir, 'audit', `${space}.jsonl`);
+}
+
+/** Throws `CONFIG_INVALID` for a space name no audit store holds (letters, digits, `.`, `_`, `-`; a letter or digit first). */
+export function checkAuditSpace(space: string): void {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(space)) {
     throw new AgentSpacesError('CONFIG_INVALID', `The space name ${JSON.stringify(space)} cannot name an audit log (use letters, digits, . _ -)`, { space });
   }
-  return join(outDir, 'audit', `${space}.jsonl`);
+}
+
+/**
+ * The record of `entry` in `space` as a store that keeps JSON puts it on record: params cut past 8 KiB (or marked
+ * unserializable), an approval message cut past 8 KiB — what {@link AuditLog} writes.
+ */
+export function auditRecordOf(entry: AuditEntry, space: string): AuditRecord {
+  const record = { ...entry, space, params: JSON.parse(paramsJson(entry.params)) as unknown } as AuditRecord;
+  if (record.pending !== undefined && record.decision.message.length > MAX_PARAMS_CHARS) {
+    record.decision = { ...record.decision, message: `${record.decision.message.slice(0, MAX_PARAMS_CHARS)}…` };
+  }
+  return record;
 }
 
 /**

@@ -9,10 +9,11 @@ import { readAuditLog, streamAuditLogs, type AuditRead } from './audit-read.js';
  */
 export interface AuditStore extends AuditSink {
   /**
-   * Puts `entry` on record (the store adds the space). Synchronous: the call's outcome waits for it, and when it
-   * throws the call fails closed (`INTERNAL`); it must not return before the entry is durable.
+   * Puts `entry` on record (the store adds the space). The call's outcome waits for it: synchronously in the embedded
+   * store, for its promise in a shared one. It must not return (or resolve) before the entry is durable; when it throws
+   * or rejects the call fails closed (`INTERNAL`, or `STORE_UNAVAILABLE` when the store says so).
    */
-  append(entry: AuditEntry): void;
+  append(entry: AuditEntry): void | Promise<void>;
   /** The ended calls at or after `since`, oldest first (lines of calls that started waiting are left out). */
   calls(since: Date): Promise<AuditRead>;
   /** Stops writing; later appends throw. */
