@@ -207,6 +207,11 @@ export class ServerTasks {
     this.#live.set(taskId, controller);
   }
 
+  /** True while this process runs task `taskId` in a call ({@link track}ed and not settled yet). */
+  runsHere(taskId: string): boolean {
+    return this.#live.has(taskId);
+  }
+
   /**
    * The SDK's `TaskStore` as seen by one connection: every method acts for `principal()` and ignores the session id.
    * A store error is a JSON-RPC error with its code as `data.code` (`STORE_UNAVAILABLE`).
