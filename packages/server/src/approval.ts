@@ -1,14 +1,15 @@
 import type { SpaceOptions } from '@agent-spaces/sdk';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { HeadlessMode } from './config.js';
+import type { ClientLink } from './connection.js';
 
 /** The approval hook `createSpace({ onApproval })` takes. */
 export type Approver = NonNullable<SpaceOptions['onApproval']>;
 
 /** What {@link createApprover} needs to know about its MCP connection and tool call. */
 export interface ApproverOptions {
-  server: Server;
+  /** What the client can be asked (its connection's `server`). */
+  server: ClientLink;
   headlessMode: HeadlessMode;
   /** How long to wait for the person's answer. */
   timeoutMs: number;
@@ -34,7 +35,7 @@ export function createApprover(options: ApproverOptions): Approver {
       if (headlessMode === 'wait') return untilSettled(signal);
       throw new Error(
         `${request.capability}.${request.function} needs approval, but this MCP client cannot be asked (it did not declare ` +
-          `the elicitation capability) and the server's headless mode is "deny"`,
+          `the elicitation capability, or speaks protocol 2026-07-28) and the server's headless mode is "deny"`,
       );
     }
     const { relatedRequestId } = options;

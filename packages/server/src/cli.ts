@@ -191,6 +191,7 @@ async function serveHttp({ codeHost, log, say, names }: Serving, flags: Flags, s
   const authToken = flags.authToken ?? process.env[AUTH_TOKEN_ENV];
   const http = await startHttpServer({
     createServer: () => codeHost.createServer(),
+    createModernServer: (authInfo) => codeHost.createModernServer(authInfo),
     stats: () => codeHost.stats(),
     host,
     port,

@@ -48,22 +48,60 @@ export interface ClientSpace {
 }
 
 /**
- * One MCP client connection: the id that owns its sessions and marks its runs in the shared spaces (so the sandbox
- * shares its processes fairly between clients), and its view of each space.
+ * What the server may ask of a client while it serves one of its requests: what the client declared it can do, and
+ * the server→client requests that approvals (`elicitation/create`) and agent runs (`sampling/createMessage`) use. An
+ * MCP 1.x `Server` (protocol 2025-11-25) is one; a client of protocol 2026-07-28 has one that declares nothing
+ * (`src/modern/`), so it is never asked.
+ */
+export type ClientLink = Pick<Server, 'getClientCapabilities' | 'elicitInput' | 'createMessage'>;
+
+/**
+ * Who a client acts for: with `authInfo` (over HTTP with `--auth-token`, its bearer token), `token:` and the
+ * {@link sessionTag} (16 hex digits of the SHA-256) of the token; else `local`. The one place that decides it.
+ */
+export function principalOf(authInfo: AuthInfo | undefined): string {
+  const token = authInfo?.token;
+  return token === undefined ? 'local' : `token:${sessionTag(token)}`;
+}
+
+/**
+ * One MCP client: the id that owns its sessions and marks its runs in the shared spaces (so the sandbox shares its
+ * processes fairly between clients), and its view of each space. A connection of protocol 2025-11-25 is one transport
+ * session; a request of protocol 2026-07-28 has no session, so its connection ({@link Connection.ofPrincipal}) is the
+ * principal's.
  */
 export class Connection {
   readonly state: HostState;
-  readonly server: Server;
+  /** What the server may ask of the client (for protocol 2025-11-25, the client's MCP `Server`). */
+  readonly server: ClientLink;
+  readonly #sessionId: () => string | undefined;
   #closed = false;
+  /** False for a request's connection of its principal: its sessions outlive it. */
+  #endsSessions = true;
 
   #id: string | undefined;
 
   /** What the transport proved of the client's credentials (over HTTP with `--auth-token`: its bearer token). */
   authInfo: AuthInfo | undefined;
 
-  constructor(state: HostState, server: Server) {
+  /** `sessionId` tells the MCP session id of the client's transport once it has one (over HTTP, after `initialize`). */
+  constructor(state: HostState, server: ClientLink, sessionId: () => string | undefined = () => undefined) {
     this.state = state;
     this.server = server;
+    this.#sessionId = sessionId;
+  }
+
+  /**
+   * The connection of one request of a sessionless client (protocol 2026-07-28): its {@link id} is its
+   * {@link principal}, so what it keeps between requests (sessions, conversations) is the principal's, found by the ids
+   * its requests name. Closing it ends nothing.
+   */
+  static ofPrincipal(state: HostState, server: ClientLink, authInfo: AuthInfo | undefined): Connection {
+    const connection = new Connection(state, server);
+    connection.authInfo = authInfo;
+    connection.#id = principalOf(authInfo);
+    connection.#endsSessions = false;
+    return connection;
   }
 
   /**
@@ -71,19 +109,14 @@ export class Connection {
    * its MCP session id (known once it initialized) — never the id itself, a bearer credential — else an id of its own.
    */
   get id(): string {
-    const sessionId = this.server.transport?.sessionId;
+    const sessionId = this.#sessionId();
     this.#id ??= sessionId === undefined ? randomUUID() : sessionTag(sessionId);
     return this.#id;
   }
 
-  /**
-   * Who the client acts for, which its tasks are bound to across connections and restarts: over HTTP with
-   * `--auth-token`, `token:` and the {@link sessionTag} (16 hex digits of the SHA-256) of its bearer token; else
-   * `local`. The one place that decides it.
-   */
+  /** Who the client acts for, which its tasks are bound to across connections and restarts ({@link principalOf}). */
   get principal(): string {
-    const token = this.authInfo?.token;
-    return token === undefined ? 'local' : `token:${sessionTag(token)}`;
+    return principalOf(this.authInfo);
   }
 
   /** The space `spaceId`, or the first space when it is absent; throws `SPACE_NOT_FOUND` naming the known ids. */
@@ -130,11 +163,14 @@ export class Connection {
     return this.state.shared.catalog(definition, variant);
   }
 
-  /** Ends this connection's sessions (`reason` says why to a later lookup); runs it started end with their calls. */
+  /**
+   * Ends this connection's sessions (`reason` says why to a later lookup; not those of a principal's connection, which
+   * outlive it); runs it started end with their calls.
+   */
   async close(reason: 'client disconnected' | 'closed' = 'client disconnected'): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.state.sessions.closeOwner(this.id, reason);
+    if (this.#endsSessions) await this.state.sessions.closeOwner(this.id, reason);
   }
 
   /** A session `open` makes in the current space of `definition`, which it keeps until the session is closed. */

@@ -10,14 +10,21 @@ import { CONSOLE_PATH, serveConsole } from './approvals/console.js';
 import { isApprovalsPath, sendError, serveApprovals } from './approvals/http.js';
 import type { RateLimitSettings } from './config.js';
 import { sessionTag, silentLog, type ServerLog } from './log.js';
+import { principalOf } from './connection.js';
 import { BodyTooLarge, readBodyText } from './http-body.js';
 import { DEFAULT_LIFECYCLE, HttpClients, type ClientLifecycle } from './http-clients.js';
+import { ModernEndpoint, type ModernServerFactory } from './modern/http.js';
 import type { ServerStats } from './server.js';
 
 /** Options of {@link startHttpServer}. */
 export interface HttpServerOptions {
-  /** Creates the MCP server of each new client (e.g. `() => host.createServer()`). */
+  /** Creates the MCP server of each new client of protocol 2025-11-25 (e.g. `() => host.createServer()`). */
   createServer: () => Server;
+  /**
+   * Creates the MCP server (SDK v2) of each request of protocol 2026-07-28 (e.g. `(auth) => host.createModernServer(auth)`),
+   * given what the front door proved of its token. Without it, every request goes to the 2025-11-25 leg.
+   */
+  createModernServer?: ModernServerFactory;
   /** Interface to bind (default `127.0.0.1`). */
   host?: string;
   /** Port (default 8080; 0 picks a free one). */
@@ -31,7 +38,8 @@ export interface HttpServerOptions {
   /** `Origin` values accepted when a request has one (default `http://<allowed host>:<port>`). 403 otherwise. */
   allowedOrigins?: string[];
   /**
-   * Request budget (default 600 per 60 s) of each MCP session, and of each address for requests that are refused anyway
+   * Request budget (default 600 per 60 s) of each MCP session, of each principal for requests of protocol 2026-07-28
+   * (which have no session; without a token, of each address), and of each address for requests that are refused anyway
    * (no session and not `initialize`, an unknown session id); `false` turns it off. 429 beyond it. `initialize` is never
    * counted: the unused-client caps of `lifecycle` bound it.
    */
@@ -81,13 +89,15 @@ const MCP_METHODS = ['GET', 'POST', 'DELETE'];
 const PARSE_ERROR = -32700;
 
 /**
- * Serves MCP over Streamable HTTP with node:http, one transport and one MCP server per client session. Each request is
- * checked in order: path (404), `Host` and `Origin` against DNS rebinding (403), bearer token (401), method (405), the
- * rate limit (429) of its MCP session, or of its address for a request without one that is not `initialize`. A POST
- * body over 4 MiB (64 KiB without a session) is 413, one that is not JSON a JSON-RPC parse error (400). `initialize`
- * is never refused for its address: clients that never use their session are freed instead ({@link HttpClients}), so
- * one local process cannot lock out the others. `GET /health` skips these checks and answers counts only. With
- * `approvals`, `/approvals` (the same checks) and `/console` (no token) are served too.
+ * Serves MCP over Streamable HTTP with node:http: protocol 2025-11-25 with one transport and one MCP server per client
+ * session, and — with `createModernServer` — protocol 2026-07-28, sessionless, with one MCP server per request. Each
+ * request is checked in order: path (404), `Host` and `Origin` against DNS rebinding (403), bearer token (401), method
+ * (405), media type of a POST (415), body size (413: over 4 MiB, or 64 KiB for a 2025 request without a session), JSON
+ * (400, a JSON-RPC parse error), then the rate limit (429) of its MCP session, of its principal for a 2026-07-28
+ * request, or of its address for a 2025 request without a session that is not `initialize`. `initialize` is never
+ * refused for its address: clients that never use their session are freed instead ({@link HttpClients}), so one local
+ * process cannot lock out the others. `GET /health` skips these checks and answers counts only. With `approvals`,
+ * `/approvals` (the same checks) and `/console` (no token) are served too.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
   const bindHost = options.host ?? '127.0.0.1';
@@ -95,7 +105,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const log = options.log ?? silentLog;
   const clients = new HttpClients({ ...DEFAULT_LIFECYCLE, ...options.lifecycle }, log);
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
-  const endpoint: Endpoint = { clients, limiter, createServer: options.createServer };
+  const modern = options.createModernServer ? new ModernEndpoint(options.createModernServer, MAX_BODY_BYTES) : undefined;
+  const endpoint: Endpoint = { clients, limiter, createServer: options.createServer, modern };
   let guard: RequestGuard | undefined;
 
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -140,6 +151,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     url: `http://${shownHost}:${port}${path}`,
     port,
     async close() {
+      await modern?.close();
       await clients.closeAll();
       await new Promise<void>((done) => {
         listener.close(() => done());
@@ -154,32 +166,48 @@ interface Endpoint {
   readonly clients: HttpClients;
   readonly limiter: RateLimiter | undefined;
   readonly createServer: () => Server;
+  /** The 2026-07-28 leg, when the server speaks it. */
+  readonly modern: ModernEndpoint | undefined;
 }
 
 /**
- * Serves one request that passed the checks: to its client's transport when it names a live MCP session (within the
- * session's budget), else as a new client when it is `initialize` (never counted: unused clients are bounded by
- * {@link HttpClients}), else refused — within its address's budget — with 400 or 404.
+ * Serves one request that passed the checks of the door (up to its method): a POST must be JSON (415) within the body
+ * cap (413) and parse (400). Then the SDK's own predicate sends it to the 2025-11-25 leg ({@link serveLegacy}) or the
+ * 2026-07-28 one ({@link serveModern}).
  */
 async function serveMcp(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (req.method === 'POST' && !isJsonMediaType(header(req, 'content-type'))) {
+    return reject(res, 415, 'Unsupported Media Type: the request body must be application/json');
+  }
+  const text = req.method === 'POST' ? await readBodyText(req, MAX_BODY_BYTES) : undefined;
+  const body = text === undefined ? undefined : parseJson(text);
+  if (endpoint.modern && !(await endpoint.modern.isLegacy(req, text, body))) return serveModern(endpoint, endpoint.modern, req, res, text, body);
+  return serveLegacy(endpoint, req, res, text, body);
+}
+
+/**
+ * Serves one request of protocol 2025-11-25: to its client's transport when it names a live MCP session (within the
+ * session's budget), else as a new client when it is `initialize` (64 KiB at most; never counted: unused clients are
+ * bounded by {@link HttpClients}), else refused — within its address's budget — with 400 or 404.
+ */
+async function serveLegacy(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse, text: string | undefined, body: unknown): Promise<void> {
   const { clients, limiter } = endpoint;
   const sessionId = header(req, 'mcp-session-id');
   const known = sessionId ? clients.get(sessionId) : undefined;
   if (known) {
     if (throttled(limiter, res, `session:${sessionId}`)) return;
-    const body = req.method === 'POST' ? await readJson(req, MAX_BODY_BYTES) : undefined;
     clients.track(sessionId!, req, res);
     return known.handleRequest(req, res, body);
   }
   const address = req.socket.remoteAddress ?? 'unknown';
-  if (sessionId || req.method !== 'POST') {
+  if (sessionId || text === undefined) {
     if (throttled(limiter, res, `address:${address}`)) return;
     if (!sessionId) return reject(res, 400, 'Missing mcp-session-id header');
     const reason = clients.endedReason(sessionId);
     if (reason) return reject(res, 404, `This MCP session has ended: ${reason}; initialize a new one`, -32000, { reason });
     return reject(res, 404, 'Unknown MCP session: initialize a new one');
   }
-  const body = await readJson(req, MAX_INITIALIZE_BYTES);
+  if (Buffer.byteLength(text) > MAX_INITIALIZE_BYTES) throw new BodyTooLarge(`Payload too large: the request body is over ${MAX_INITIALIZE_BYTES} bytes`);
   if (!isInitializeRequest(body)) {
     if (throttled(limiter, res, `address:${address}`)) return;
     return reject(res, 400, 'Missing mcp-session-id header (only an initialize request may start a session)');
@@ -189,6 +217,18 @@ async function serveMcp(endpoint: Endpoint, req: IncomingMessage, res: ServerRes
   initialized = clients.attach(transport, address);
   await endpoint.createServer().connect(transport);
   await transport.handleRequest(req, res, body);
+}
+
+/**
+ * Serves one request of protocol 2026-07-28, within the budget of its principal (of its address when it has no token:
+ * every local client is the principal `local`). It opens no MCP session: the SDK v2 serves it with a server of its own.
+ */
+async function serveModern(endpoint: Endpoint, modern: ModernEndpoint, req: IncomingMessage, res: ServerResponse, text: string | undefined, body: unknown): Promise<void> {
+  const authInfo = credentials(req);
+  const principal = principalOf(authInfo);
+  const key = authInfo ? `principal:${principal}` : `principal:${principal}@${req.socket.remoteAddress ?? 'unknown'}`;
+  if (throttled(endpoint.limiter, res, key)) return;
+  return modern.serve(req, res, text, body, authInfo);
 }
 
 /**
@@ -289,7 +329,7 @@ class RequestGuard {
       const match = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '');
       if (!match || !timingSafeEqual(digest(match[1]!), this.#token)) return { status: 401, message: 'Unauthorized: a valid bearer token is required' };
       // The SDK's place for proven credentials: its transport hands them to the server as `authInfo` (the principal).
-      (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: match[1]!, clientId: 'bearer', scopes: [] };
+      (req as AuthenticatedRequest).auth = { token: match[1]!, clientId: 'bearer', scopes: [] };
     }
     return undefined;
   }
@@ -336,9 +376,21 @@ function reject(res: ServerResponse, status: number, message: string, code = -32
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null }));
 }
 
-/** The JSON body of a POST. Throws {@link BodyTooLarge} past `maxBytes` and {@link ParseError} for an empty or unparsable body. */
-async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const text = await readBodyText(req, maxBytes);
+/** A request whose bearer token the {@link RequestGuard} proved. */
+type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo };
+
+/** What the {@link RequestGuard} proved of the request's token, if anything. */
+function credentials(req: IncomingMessage): AuthInfo | undefined {
+  return (req as AuthenticatedRequest).auth;
+}
+
+/** Whether a `Content-Type` names JSON (`application/json`, parameters aside). */
+function isJsonMediaType(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+/** The JSON of a POST body. Throws {@link ParseError} for an empty or unparsable body. */
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -2,17 +2,12 @@ import { resolve } from 'node:path';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
 import type { ApprovalService } from '@agent-spaces/bridge';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListToolsRequestSchema,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import { modelAvailable } from './agent/choose.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Server as ModernServer } from '@modelcontextprotocol/server';
 import { ArgumentsValidator } from './args.js';
 import type { ModelSettings } from '@agent-spaces/sdk';
-import { AGENT_TOOL_NAMES, isPromptTool, parseServerConfig, type HeadlessMode, type SpaceDefinition } from './config.js';
+import { isPromptTool, parseServerConfig, type HeadlessMode, type SpaceDefinition } from './config.js';
 import { Connection, type HostState } from './connection.js';
 import { builtCatalogEntries } from './catalog.js';
 import { codeInstructions } from './inject.js';
@@ -24,7 +19,8 @@ import { durableState } from './durable/state.js';
 import { SharedSpaces, type SharedSpaceOptions } from './shared-spaces.js';
 import { ServerTasks, type TaskOptions } from './tasks/store.js';
 import { startTask } from './tasks/run.js';
-import { callTool, type CallSettings } from './tools/call.js';
+import { callTool, listTools, toolListing, type CallSettings } from './tools/call.js';
+import type { ServedSurface } from './modern/server.js';
 import { codeTools } from './tools/code.js';
 import { progressIntervalMs } from './tools/progress.js';
 import { sessionTools } from './tools/sessions.js';
@@ -93,6 +89,12 @@ export interface ReloadOptions {
 export interface CodeModeHost {
   /** A new MCP server for one client connection; closing it ends that client's sessions. */
   createServer(): Server;
+  /**
+   * The MCP server (SDK v2) of one request of protocol revision 2026-07-28, acting for the principal that `authInfo`
+   * proves ({@link Connection.ofPrincipal}): the same tools, prompts and instructions, without tasks. Loads the v2 SDK
+   * the first time. Rejects `SPACE_CLOSED` once the host is closed.
+   */
+  createModernServer(authInfo: AuthInfo | undefined): Promise<ModernServer>;
   /** How many client connections, sessions, spaces and sandboxes are open now. */
   stats(): ServerStats;
   /** The approval requests of its spaces, kept under `<outDir>/state/approvals/`: listed, shown and answered from anywhere. */
@@ -123,7 +125,9 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
   let specs = toolSpecs(spaces, state.baseDir);
   const info = options.serverInfo ?? serverInfo(spaces);
   const instructions = serverInstructions(spaces, spaceOptions);
-  const connections = new Set<Connection>();
+  /** Each client connection (protocol 2025-11-25) with its MCP server, to tell its client of changed lists and to close it. */
+  const connections = new Map<Connection, Server>();
+  const surface: ServedSurface = { state, info, instructions, calls, specs: () => specs };
   let closed = false;
   const recovery = new AbortController();
   void recoverRuns(state, recovery.signal).catch((error: unknown) => log.event('run.resumed', { ok: false, code: 'INTERNAL', message: String(error) }, 'error'));
@@ -131,33 +135,12 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
   return {
     createServer() {
       if (closed) throw new AgentSpacesError('SPACE_CLOSED', 'The code-mode server is closed');
-      // The task store acts for the connection's principal, known once the connection exists.
-      const taskStore = state.tasks.view(() => connection.principal);
-      const server = new Server(info, { capabilities: SERVER_CAPABILITIES, instructions, taskStore });
-      const connection = new Connection(state, server);
-      followCredentials(server, connection);
-      connections.add(connection);
-      server.setRequestHandler(ListToolsRequestSchema, () => ({
-        tools: specs.filter((s) => !AGENT_TOOL_NAMES.includes(s.name) || modelAvailable(connection)).map(toolListing),
-      }));
-      server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-        request.params.task ? startTask(specs, request.params, connection, extra.requestId, calls.log) : callTool(specs, request.params, connection, extra, calls),
-      );
-      server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts(state.spaces) }));
-      server.setRequestHandler(GetPromptRequestSchema, (request) => getPrompt(connection, request.params.name, request.params.arguments));
-      // Logged under the id its tool calls are logged under (the MCP session id over HTTP), known once it initialized.
-      let client: string | undefined;
-      server.oninitialized = () => {
-        client = connection.id;
-        const { name, version } = server.getClientVersion() ?? {};
-        calls.log.event('client.connected', { client, name, version });
-      };
-      server.onclose = () => {
-        if (client !== undefined) calls.log.event('client.disconnected', { client, reason: closed ? 'server stopped' : 'client closed' });
-        connections.delete(connection);
-        void connection.close();
-      };
-      return server;
+      return createLegacyServer(surface, connections, () => closed);
+    },
+    async createModernServer(authInfo) {
+      if (closed) throw new AgentSpacesError('SPACE_CLOSED', 'The code-mode server is closed');
+      const { createModernServer } = await import('./modern/server.js');
+      return createModernServer(surface, authInfo);
     },
     approvals: state.durable.approvals,
     stats: () => ({
@@ -174,7 +157,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       state.spaces = nextSpaces;
       specs = nextSpecs;
       state.shared.reload(next.space);
-      for (const { server } of connections) {
+      for (const server of connections.values()) {
         if (toolsChanged) void server.sendToolListChanged().catch(() => undefined);
         if (promptsChanged) void server.sendPromptListChanged().catch(() => undefined);
       }
@@ -186,11 +169,47 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       // Sessions first, kept for a restarted server (a connection's close would end them for good).
       await state.sessions.closeAll();
       const open = [...connections];
-      await Promise.all(open.map((c) => c.server.close().catch(() => undefined)));
-      await Promise.all(open.map((c) => c.close('closed')));
+      await Promise.all(open.map(([, server]) => server.close().catch(() => undefined)));
+      await Promise.all(open.map(([connection]) => connection.close('closed')));
       await state.shared.close();
     },
   };
+}
+
+/**
+ * The MCP server (SDK 1.x, protocol 2025-11-25) of one client connection, with the tools, prompts and instructions of
+ * `surface` and task-augmented `tools/call`; kept in `connections` until it closes, which ends the client's sessions.
+ * `stopping` tells whether the host is closing (for the log).
+ */
+function createLegacyServer(surface: ServedSurface, connections: Map<Connection, Server>, stopping: () => boolean): Server {
+  const { state, info, instructions, calls } = surface;
+  // The task store acts for the connection's principal, known once the connection exists.
+  const taskStore = state.tasks.view(() => connection.principal);
+  const server = new Server(info, { capabilities: SERVER_CAPABILITIES, instructions, taskStore });
+  const connection = new Connection(state, server, () => server.transport?.sessionId);
+  followCredentials(server, connection);
+  connections.set(connection, server);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools(surface.specs(), connection) }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    if (request.params.task) return startTask(surface.specs(), request.params, connection, extra.requestId, calls.log);
+    const call = { id: extra.requestId, signal: extra.signal, progressToken: extra._meta?.progressToken, notify: extra.sendNotification };
+    return callTool(surface.specs(), request.params, connection, call, calls);
+  });
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts(state.spaces) }));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => getPrompt(connection, request.params.name, request.params.arguments));
+  // Logged under the id its tool calls are logged under (the MCP session id over HTTP), known once it initialized.
+  let client: string | undefined;
+  server.oninitialized = () => {
+    client = connection.id;
+    const { name, version } = server.getClientVersion() ?? {};
+    calls.log.event('client.connected', { client, name, version });
+  };
+  server.onclose = () => {
+    if (client !== undefined) calls.log.event('client.disconnected', { client, reason: stopping() ? 'server stopped' : 'client closed' });
+    connections.delete(connection);
+    void connection.close();
+  };
+  return server;
 }
 
 /** The state every connection of a host shares, from `options` checked (`where` names them in errors). */
@@ -277,11 +296,6 @@ function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string): ToolSpe
     ...skillTools(),
     ...spaces.flatMap((space) => (space.tools ?? []).map((tool) => (isPromptTool(tool) ? promptToolSpec(space, tool) : userToolSpec(space, tool, baseDir)))),
   ];
-}
-
-function toolListing(spec: ToolSpec): Tool {
-  const { name, description, inputSchema, execution } = spec;
-  return { name, description, inputSchema: inputSchema as Tool['inputSchema'], ...(execution ? { execution } : {}) };
 }
 
 /** Tools and prompts whose lists change on reload, and tasks: listed, cancelled, and made by `tools/call`. */

@@ -1,15 +1,15 @@
 import { AgentSpacesError, isAgentSpacesError } from '@agent-spaces/capabilities';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CreateMessageResult, CreateMessageResultWithTools, RequestId, SamplingMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentMessage, AgentModel, ModelReply, ModelTool, ToolCall } from '@agent-spaces/sdk';
+import type { ClientLink } from '../connection.js';
 
 /** Most tokens asked of the client's model per turn. */
 const MAX_TOKENS = 4096;
 /** How long one sampling request may wait for the client (a person may review it). */
 const SAMPLING_TIMEOUT_MS = 600_000;
 
-/** True when the MCP client behind `server` declared the `sampling` capability. */
-export function clientSamples(server: Server): boolean {
+/** True when the MCP client `server` reaches declared the `sampling` capability. */
+export function clientSamples(server: ClientLink): boolean {
   return server.getClientCapabilities()?.sampling !== undefined;
 }
 
@@ -19,7 +19,7 @@ export function clientSamples(server: Server): boolean {
  * otherwise through the text protocol of {@link textProtocol}. Sampling reports no token counts: each turn counts 0
  * tokens.
  */
-export function samplingModel(server: Server, relatedRequestId: RequestId | undefined): AgentModel {
+export function samplingModel(server: ClientLink, relatedRequestId: RequestId | undefined): AgentModel {
   const native = server.getClientCapabilities()?.sampling?.tools !== undefined;
   return {
     name: native ? 'sampling' : 'sampling (text protocol)',

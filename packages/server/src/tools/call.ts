@@ -1,15 +1,28 @@
 import { toWireError } from '@agent-spaces/capabilities';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolRequest, CallToolResult, RequestId, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRequest, CallToolResult, ProgressToken, RequestId, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { modelAvailable } from '../agent/choose.js';
 import { createApprover } from '../approval.js';
+import { AGENT_TOOL_NAMES } from '../config.js';
 import type { Connection } from '../connection.js';
 import type { ServerLog } from '../log.js';
 import { errorCodeOf, toolError } from '../results.js';
-import { CallProgress } from './progress.js';
+import { CallProgress, type ProgressSender } from './progress.js';
 import type { ToolContext, ToolSpec } from './types.js';
 
-/** What the MCP SDK gives the `tools/call` request handler besides the request. */
-type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/**
+ * What the `tools/call` handler of either protocol revision knows of its request besides the params (the MCP SDK 1.x
+ * `extra`, or the v2 `ctx.mcpReq`).
+ */
+export interface CallRequest {
+  /** The JSON-RPC id of the `tools/call`. */
+  id: RequestId;
+  /** Aborted when the client cancels the call or goes away. */
+  signal: AbortSignal;
+  /** The request's `_meta.progressToken`, when it asked for progress. */
+  progressToken?: ProgressToken;
+  /** Sends a notification related to the call (on its response stream over HTTP). */
+  notify: ProgressSender;
+}
 
 /** Settings of every tool call of a server. */
 export interface CallSettings {
@@ -28,23 +41,34 @@ export async function callTool(
   specs: readonly ToolSpec[],
   params: CallToolRequest['params'],
   connection: Connection,
-  extra: CallExtra,
+  request: CallRequest,
   settings: CallSettings,
 ): Promise<CallToolResult> {
   const started = performance.now();
-  const token = extra._meta?.progressToken;
-  const progress = token === undefined ? undefined : new CallProgress(token, extra.sendNotification, settings.progressIntervalMs);
+  const token = request.progressToken;
+  const progress = token === undefined ? undefined : new CallProgress(token, request.notify, settings.progressIntervalMs);
   const { state, server } = connection;
-  const onApproval = createApprover({ server, headlessMode: state.headlessMode, timeoutMs: state.approvalTimeoutMs, relatedRequestId: extra.requestId });
+  const onApproval = createApprover({ server, headlessMode: state.headlessMode, timeoutMs: state.approvalTimeoutMs, relatedRequestId: request.id });
   const context: ToolContext = {
     connection,
-    requestId: extra.requestId,
-    runOptions: { signal: extra.signal, onApproval, ...(progress ? { onEvent: (event) => progress.onEvent(event) } : {}) },
+    requestId: request.id,
+    runOptions: { signal: request.signal, onApproval, ...(progress ? { onEvent: (event) => progress.onEvent(event) } : {}) },
   };
   const result = await handle(specs, params, context);
   progress?.close();
-  logCall(settings.log, connection, params, { request: extra.requestId, started, result, cancelled: extra.signal.aborted });
+  logCall(settings.log, connection, params, { request: request.id, started, result, cancelled: request.signal.aborted });
   return result;
+}
+
+/** What `tools/list` shows `connection`: every tool, but the agent tools only when its agent runs can have a model. */
+export function listTools(specs: readonly ToolSpec[], connection: Connection): Tool[] {
+  return specs.filter((s) => !AGENT_TOOL_NAMES.includes(s.name) || modelAvailable(connection)).map(toolListing);
+}
+
+/** How `tools/list` shows one tool. */
+export function toolListing(spec: ToolSpec): Tool {
+  const { name, description, inputSchema, execution } = spec;
+  return { name, description, inputSchema: inputSchema as Tool['inputSchema'], ...(execution ? { execution } : {}) };
 }
 
 /** How one tool call went, for its `tool.called` line. */

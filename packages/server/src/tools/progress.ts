@@ -1,6 +1,9 @@
 import { AgentSpacesError, type RunEvent } from '@agent-spaces/capabilities';
 import type { ProgressToken, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 
+/** Sends one notification related to a tool call; rejects when it cannot be delivered. */
+export type ProgressSender = (notification: ServerNotification) => Promise<void>;
+
 /** Default longest silence of a tool call with a `progressToken`: a notification at least this often keeps it alive. */
 const DEFAULT_PROGRESS_INTERVAL_MS = 10_000;
 
@@ -30,14 +33,14 @@ export function progressIntervalMs(seconds: unknown, where: string): number {
  */
 export class CallProgress {
   readonly #token: ProgressToken;
-  readonly #send: (notification: ServerNotification) => Promise<void>;
+  readonly #send: ProgressSender;
   readonly #started = performance.now();
   readonly #timer: NodeJS.Timeout;
   #sent = 0;
   #closed = false;
 
-  /** `send` delivers a notification related to the call (the request handler's `extra.sendNotification`). */
-  constructor(token: ProgressToken, send: (notification: ServerNotification) => Promise<void>, intervalMs: number) {
+  /** `send` delivers a notification related to the call (on its response stream over HTTP). */
+  constructor(token: ProgressToken, send: ProgressSender, intervalMs: number) {
     this.#token = token;
     this.#send = send;
     this.#timer = setInterval(() => this.#notify(`running for ${Math.round((performance.now() - this.#started) / 1000)} s`), intervalMs);
