@@ -56,6 +56,8 @@ function config(port: number, backends: readonly HaproxyBackend[], healthPath: s
     '  timeout client 120s',
     '  timeout server 120s',
     '  timeout http-request 30s',
+    // A check answered late on a busy machine is not a failed one (without it, the check's timeout is `inter`).
+    '  timeout check 2s',
     '  retries 2',
     '  option redispatch',
     '  option http-no-delay',
