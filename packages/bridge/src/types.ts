@@ -180,6 +180,11 @@ export interface CallOrigin {
   onEvent?: (event: CallEvent) => void;
   /** Answers this origin's approval requests instead of the bridge's `onApproval` (e.g. the client that started the run). */
   onApproval?: Approver;
+  /**
+   * Runs after `approvalResolved` of an approved call, before the call goes on; the call waits for its promise and
+   * fails with what it rejects with (the SDK: the run is kept as running again before the approved call runs).
+   */
+  beforeApprovedCall?: (approvalId: string) => void | Promise<void>;
   /** OpenTelemetry context of the run: its span is the parent of each call's span (see docs/sdk-and-cli.md, "Traces"). */
   traceContext?: Context;
 }

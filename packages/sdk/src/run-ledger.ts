@@ -1,4 +1,4 @@
-import { toWireError, type RunEvent, type WireError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, toWireError, type RunEvent, type WireError } from '@agent-spaces/capabilities';
 import { isoNow, type KeptRun, type RunCall, type RunStore, type StartedRun } from '@agent-spaces/bridge';
 import type { RunResult } from './run.js';
 
@@ -47,6 +47,14 @@ export class RunLedger {
   /** Keeps the run durably (`RunStore.keep`), in order with its other writes. */
   keep(run: KeptRun): void {
     this.#write(() => this.#store.keep(run));
+  }
+
+  /** Resolves once every write made so far is done; rejects (`INTERNAL`, or `STORE_UNAVAILABLE`) when one failed. */
+  async written(): Promise<void> {
+    await this.#pending;
+    if (this.#failure === undefined) return;
+    const cause = toWireError(this.#failure, 'INTERNAL');
+    throw new AgentSpacesError(cause.code === 'STORE_UNAVAILABLE' ? cause.code : 'INTERNAL', `The run could not be put on record: ${cause.message}`, cause.data);
   }
 
   /** Forgets what was kept of the run. */

@@ -35,6 +35,7 @@ async function askForCall(steps: CallSteps, message: string, by: string, pending
   const request = callRequest(steps, pending, message, origin);
   if (steps.audit && steps.approvals.canAsk(origin.onApproval)) await recordPending(steps.audit, pending.id, request, by);
   const answer = await ask(steps, request, pending.signal, origin, pending.id);
+  if (answer.approved) await origin.beforeApprovedCall?.(request.id);
   state.decision = { kind: 'ask', message, by, approved: answer.approved, answeredBy: answer.by, ...(answer.from ? { answeredFrom: answer.from } : {}), ...(answer.reason ? { reason: answer.reason } : {}) };
   if (!answer.approved) {
     const why = answer.reason ?? (answer.by === 'timeout' ? 'it timed out' : `${answer.by} denied it`);
