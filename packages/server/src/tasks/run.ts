@@ -6,7 +6,7 @@ import type { ServerLog } from '../log.js';
 import { toolError } from '../results.js';
 import { logCall } from '../tools/call.js';
 import type { ToolContext, ToolSpec } from '../tools/types.js';
-import type { ServerTasks } from './store.js';
+import { taskProtocolError, type ServerTasks } from './store.js';
 
 /**
  * Answers a `tools/call` that carries `params.task`: creates the task (bound to the connection's principal) and returns
@@ -69,6 +69,8 @@ async function runInTask(spec: ToolSpec, params: CallToolRequest['params'], conn
     try {
       await state.tasks.settle(taskId, 'failed', failed, 'the result could not be kept');
     } catch {
+      // The store did not answer: the task stays as it was, run by nobody, for a later sweep to fail.
+      state.tasks.untrack(taskId);
       return failed;
     }
   }
@@ -121,6 +123,5 @@ class TaskWatch {
 /** The JSON-RPC error of a task that cannot be created: `data.code` is the stable code. */
 function protocolError(error: unknown): McpError {
   if (!(error instanceof AgentSpacesError)) return new McpError(ErrorCode.InternalError, `The task cannot be created: ${String(error)}`);
-  const code = error.code === 'INVALID_ARGUMENTS' ? ErrorCode.InvalidParams : ErrorCode.InvalidRequest;
-  return new McpError(code, error.message, { code: error.code, ...error.data });
+  return taskProtocolError(error);
 }

@@ -207,6 +207,11 @@ export class ServerTasks {
     this.#live.set(taskId, controller);
   }
 
+  /** Forgets how to stop task `taskId` (its run ended, but the task could not be settled: a later sweep fails it). */
+  untrack(taskId: string): void {
+    this.#live.delete(taskId);
+  }
+
   /** True while this process runs task `taskId` in a call ({@link track}ed and not settled yet). */
   runsHere(taskId: string): boolean {
     return this.#live.has(taskId);
@@ -346,14 +351,21 @@ export class ServerTasks {
   }
 }
 
-/** Runs `call`, turning an {@link AgentSpacesError} into a JSON-RPC error whose `data.code` is its code. */
+/**
+ * The JSON-RPC error of a task request that failed with `error`, its code as `data.code`: `-32602` for
+ * `INVALID_ARGUMENTS`, `-32600` for `TOO_MANY_TASKS`, `-32603` otherwise (`STORE_UNAVAILABLE`, …).
+ */
+export function taskProtocolError(error: AgentSpacesError): McpError {
+  const code = error.code === 'INVALID_ARGUMENTS' ? ErrorCode.InvalidParams : error.code === 'TOO_MANY_TASKS' ? ErrorCode.InvalidRequest : ErrorCode.InternalError;
+  return new McpError(code, error.message, { code: error.code, ...error.data });
+}
+
+/** Runs `call`, turning an {@link AgentSpacesError} into its {@link taskProtocolError}. */
 async function protocolErrors<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (!(error instanceof AgentSpacesError)) throw error;
-    const code = error.code === 'INVALID_ARGUMENTS' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
-    throw new McpError(code, error.message, { code: error.code, ...error.data });
+    throw error instanceof AgentSpacesError ? taskProtocolError(error) : error;
   }
 }
 
