@@ -1,11 +1,14 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_TOOL_NAMES } from '../src/config.js';
 import { startHttpServer, type HttpServerHandle } from '../src/http.js';
 import { createCodeModeHost, type CodeModeHost } from '../src/server.js';
 import { callTool as legacyCall, newClient } from './support/client.js';
 import { createProject, type TestProject } from './support/project.js';
+import { HttpServe } from './support/serve.js';
 
 const TOKEN = 'alice-token-0123456789';
 const OTHER_TOKEN = 'bob-token-9876543210';
@@ -42,10 +45,10 @@ interface Answer {
   body: any;
 }
 
-/** A v2 client pinned to protocol 2026-07-28 over Streamable HTTP, with every response's headers it saw. */
-async function modernClient(token = TOKEN): Promise<{ client: ModernClient; transport: ModernTransport; responses: Headers[] }> {
+/** A v2 client pinned to protocol 2026-07-28 over Streamable HTTP (at `url`), with every response's headers it saw. */
+async function modernClient(token = TOKEN, url = http.url): Promise<{ client: ModernClient; transport: ModernTransport; responses: Headers[] }> {
   const responses: Headers[] = [];
-  const transport = new ModernTransport(new URL(http.url), {
+  const transport = new ModernTransport(new URL(url), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
     fetch: async (url, init) => {
       const response = await fetch(url, init);
@@ -71,9 +74,9 @@ async function modernCall(client: ModernClient, name: string, args: Record<strin
   return { isError: result.isError === true, body };
 }
 
-async function legacyClient(token = TOKEN) {
+async function legacyClient(token = TOKEN, url = http.url) {
   const client = newClient();
-  const transport = new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
   await client.connect(transport);
   return { client, transport };
 }
@@ -305,4 +308,28 @@ describe('the front door checks 2026-07-28 requests as it checks 2025-11-25 ones
       await limited.close();
     }
   });
+});
+
+describe('agent-spaces mcp serve --port (the CLI) serves both revisions', () => {
+  it('answers the v2 client on 2026-07-28 and the 1.x client on 2025-11-25 alike, with no MCP session for the first', async () => {
+    await writeFile(join(project.rootDir, 'agent-spaces.config.json'), JSON.stringify({ capabilities: ['capabilities/*.json'] }));
+    const served = new HttpServe(project.rootDir, { 'auth-token': TOKEN });
+    try {
+      const url = await served.url();
+      const modern = await modernClient(TOKEN, url);
+      const legacy = await legacyClient(TOKEN, url);
+      expect(modern.client.getNegotiatedProtocolVersion()).toBe(MODERN);
+      expect(legacy.transport.sessionId).toBeDefined();
+      expect(modern.transport.sessionId).toBeUndefined();
+      const code = 'export default [1, 2, 3].reduce((a, b) => a + b, 0);';
+      const [a, b] = [await modernCall(modern.client, 'execute', { code }), await legacyCall(legacy.client, 'execute', { code })];
+      expect(a).toMatchObject({ isError: false, body: { result: 6 } });
+      expect(b.body.result).toBe(a.body.result);
+      expect(modern.responses.every((h) => h.get('mcp-session-id') === null)).toBe(true);
+      await modern.client.close();
+      await legacy.client.close();
+    } finally {
+      await served.stop();
+    }
+  }, 90_000);
 });
