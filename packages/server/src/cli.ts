@@ -9,6 +9,7 @@ import { LOG_FORMATS, createServerLog, type LogFormat, type ServerLog } from './
 import { createCodeModeHost, type CodeModeHost, type CodeModeServerOptions } from './server.js';
 import type { SharedSpaceOptions } from './shared-spaces.js';
 import { startTraceExport } from './tracing.js';
+import { SharedEngines } from './replicas/engines.js';
 
 /** How often the config file is looked at for changes. */
 const CONFIG_POLL_MS = 500;
@@ -52,7 +53,9 @@ export async function serve(context: ServeContext): Promise<number> {
   if (traces) say(`exporting traces to ${traces.endpoint}`);
   const load = await configLoader(values);
   const first = await load();
-  const codeHost = createCodeModeHost(hostOptions(flags, first, log));
+  const engines = await openEngines(flags, first.settings, say);
+  if (engines === false) return 1;
+  const codeHost = createCodeModeHost({ ...hostOptions(flags, first, log), ...(engines ? { engines } : {}) });
   const serving: Serving = { codeHost, log, say, names: first.spaces.map((s) => s.id).join(', ') };
   const unwatch = watchConfig(first.file, load, serving);
   const port = flags.port ?? (flags.stdio ? undefined : first.settings.port);
@@ -61,7 +64,7 @@ export async function serve(context: ServeContext): Promise<number> {
   if (port === undefined) {
     reason = await serveStdio(serving);
   } else {
-    http = await serveHttp(serving, flags, first.settings, port);
+    http = await serveHttp(serving, flags, first.settings, port, engines);
     reason = await new Promise<string>((done) => {
       const signals = onSignals((signal) => {
         signals.dispose();
@@ -73,9 +76,34 @@ export async function serve(context: ServeContext): Promise<number> {
   unwatch();
   await codeHost.close();
   await http?.close();
+  await engines?.close();
   await traces?.close();
   log.event('server.stopped', { transport: http ? 'http' : 'stdio', reason });
   return 0;
+}
+
+/**
+ * Opens the shared stores the flags, the config's `server` keys or the environment (`DATABASE_URL`, `REDIS_URL`) name,
+ * in that order: undefined when none is named (the embedded stores), false (said why) when one cannot be opened.
+ */
+async function openEngines(flags: Flags, settings: ServerSettings, say: (text: string) => void): Promise<SharedEngines | undefined | false> {
+  const databaseUrl = flags.databaseUrl ?? settings.databaseUrl ?? nonEmpty(process.env.DATABASE_URL);
+  const redisUrl = flags.redisUrl ?? settings.redisUrl ?? nonEmpty(process.env.REDIS_URL);
+  if (databaseUrl === undefined && redisUrl === undefined) return undefined;
+  try {
+    const server = { ...(databaseUrl ? { databaseUrl } : {}), ...(redisUrl ? { redisUrl } : {}), ...(flags.advertiseUrl ? { advertiseUrl: flags.advertiseUrl } : {}) };
+    parseServerConfig({ server }, 'the shared stores (--database-url, --redis-url, --advertise-url, DATABASE_URL, REDIS_URL)');
+    const engines = await SharedEngines.open(server);
+    say(`shared stores: ${[databaseUrl && 'PostgreSQL', redisUrl && 'Redis'].filter(Boolean).join(' and ')}`);
+    return engines;
+  } catch (error) {
+    say(`cannot open the shared stores: ${(error as Error).message}`);
+    return false;
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
 }
 
 /** What the config gives `serve`: its file, the server settings, the spaces and their options, the agent model. */
@@ -186,7 +214,13 @@ async function serveStdio({ codeHost, log, say, names }: Serving): Promise<strin
 }
 
 /** Starts serving over Streamable HTTP on `port`, saying (and logging) where and warning when anyone could run code. */
-async function serveHttp({ codeHost, log, say, names }: Serving, flags: Flags, settings: ServerSettings, port: number): Promise<HttpServerHandle> {
+async function serveHttp(
+  { codeHost, log, say, names }: Serving,
+  flags: Flags,
+  settings: ServerSettings,
+  port: number,
+  engines: SharedEngines | undefined,
+): Promise<HttpServerHandle> {
   const host = flags.host ?? settings.host ?? '127.0.0.1';
   const authToken = flags.authToken ?? process.env[AUTH_TOKEN_ENV];
   const http = await startHttpServer({
@@ -203,7 +237,13 @@ async function serveHttp({ codeHost, log, say, names }: Serving, flags: Flags, s
     lifecycle: lifecycleOf(settings),
     log,
     approvals: codeHost.approvals,
+    ...(engines ? { engines } : {}),
   });
+  if (engines?.database) {
+    const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+    await engines.join(flags.advertiseUrl ?? settings.advertiseUrl ?? `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${http.port}`);
+    say(`replica ${engines.replicas!.id} of the service, reached at ${engines.replicas!.url}`);
+  }
   say(`serving ${names} on ${http.url}${authToken ? ' (bearer token required)' : ''}`);
   const exposed = !authToken && !['127.0.0.1', 'localhost', '::1'].includes(host);
   if (exposed) say(`warning: listening on ${host} without --auth-token; anyone who can reach it can run code`);
@@ -235,6 +275,9 @@ interface Flags {
   authToken?: string;
   headless?: HeadlessMode;
   logFormat?: LogFormat;
+  databaseUrl?: string;
+  redisUrl?: string;
+  advertiseUrl?: string;
 }
 
 function readFlags(values: ServeContext['values']): Flags {
@@ -273,6 +316,10 @@ function readFlags(values: ServeContext['values']): Flags {
   const logFormat = text('log-format');
   if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat as LogFormat)) throw new Error(`--log-format must be "json" or "text", got "${logFormat}"`);
   if (logFormat !== undefined) flags.logFormat = logFormat as LogFormat;
+  for (const [flag, key] of [['database-url', 'databaseUrl'], ['redis-url', 'redisUrl'], ['advertise-url', 'advertiseUrl']] as const) {
+    const value = text(flag);
+    if (value !== undefined) flags[key] = value;
+  }
   return flags;
 }
 

@@ -115,6 +115,12 @@ export interface ServerSettings {
   allowedOrigins?: string[];
   /** `false` turns the HTTP rate limit off. */
   rateLimit?: RateLimitSettings | false;
+  /** PostgreSQL URL of the shared stores (docs/deployment.md); default: the environment's `DATABASE_URL`, else embedded stores. */
+  databaseUrl?: string;
+  /** Redis URL of the shared rate-limit counters; default: the environment's `REDIS_URL`, else counted in memory. */
+  redisUrl?: string;
+  /** Where the other replicas reach this one (an origin, `http://10.0.0.5:8080`); default `http://127.0.0.1:<port>`. */
+  advertiseUrl?: string;
 }
 
 /** The server's part of the config file: `{ server?, spaces?, model? }`. */
@@ -189,6 +195,9 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
     'allowedHosts',
     'allowedOrigins',
     'rateLimit',
+    'databaseUrl',
+    'redisUrl',
+    'advertiseUrl',
   ]);
   const settings: ServerSettings = {};
   if (o.timeoutSeconds !== undefined) settings.timeoutSeconds = check.positive(o.timeoutSeconds, 'server.timeoutSeconds');
@@ -211,6 +220,9 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
   if (o.port !== undefined) settings.port = check.integer(o.port, 'server.port', 0, 65535);
   if (o.allowedHosts !== undefined) settings.allowedHosts = check.strings(o.allowedHosts, 'server.allowedHosts');
   if (o.allowedOrigins !== undefined) settings.allowedOrigins = check.strings(o.allowedOrigins, 'server.allowedOrigins');
+  if (o.databaseUrl !== undefined) settings.databaseUrl = engineUrl(check, o.databaseUrl, 'server.databaseUrl', ['postgres:', 'postgresql:']);
+  if (o.redisUrl !== undefined) settings.redisUrl = engineUrl(check, o.redisUrl, 'server.redisUrl', ['redis:', 'rediss:', 'valkey:']);
+  if (o.advertiseUrl !== undefined) settings.advertiseUrl = engineUrl(check, o.advertiseUrl, 'server.advertiseUrl', ['http:', 'https:']);
   if (o.rateLimit === false) settings.rateLimit = false;
   else if (o.rateLimit !== undefined) {
     const r = check.object(o.rateLimit, 'server.rateLimit', ['requests', 'windowSeconds']);
@@ -236,6 +248,19 @@ const SPACE_KEYS = [
   'model',
   'toolPermission',
 ];
+
+/** `value` as a URL of one of `protocols`; never echoed in the error (it may hold a password). */
+function engineUrl(check: Checker, value: unknown, key: string, protocols: readonly string[]): string {
+  const text = check.string(value, key);
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(text).protocol;
+  } catch {
+    check.fail(key, `must be a URL (${protocols.map((p) => `${p}//…`).join(', ')})`);
+  }
+  if (!protocols.includes(protocol)) check.fail(key, `must be a ${protocols.join(' or ')} URL, not ${protocol}`);
+  return text;
+}
 
 function parseSpace(check: Checker, value: unknown, at: string): SpaceDefinition {
   const o = check.object(value, at, SPACE_KEYS);

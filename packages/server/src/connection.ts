@@ -12,6 +12,7 @@ import { sessionTag, type ServerLog } from './log.js';
 import type { ServerSessions, StoredSession } from './sessions.js';
 import type { SharedSpaces, SpaceVariant } from './shared-spaces.js';
 import type { ServerTasks } from './tasks/store.js';
+import type { ReplicaRegistry } from './replicas/registry.js';
 
 /** State shared by every connection of one server. */
 export interface HostState {
@@ -33,6 +34,8 @@ export interface HostState {
   readonly log: ServerLog;
   /** The configured model of agent runs in spaces without their own (the config's top-level `model`). */
   readonly model?: ModelSettings;
+  /** The replicas of the service, when it has a shared database (docs/deployment.md): who holds what, and who is gone. */
+  readonly replicas?: ReplicaRegistry;
 }
 
 /** What a client's tools use of a shared space: its runs and sessions are marked as this client's (`owner`). */

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
-import type { ApprovalService } from '@agent-spaces/bridge';
+import type { ApprovalService, RateLimitStore } from '@agent-spaces/bridge';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -14,10 +14,12 @@ import { codeInstructions } from './inject.js';
 import { silentLog, type ServerLog } from './log.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { ServerSessions } from './sessions.js';
-import { recoverRuns } from './durable/recovery.js';
+import { watchRecovery } from './durable/recovery.js';
 import { durableState } from './durable/state.js';
+import type { SharedEngines } from './replicas/engines.js';
 import { SharedSpaces, type SharedSpaceOptions } from './shared-spaces.js';
 import { ServerTasks, type TaskOptions } from './tasks/store.js';
+import { PostgresTaskRecords } from './tasks/postgres.js';
 import { startTask } from './tasks/run.js';
 import { callTool, listTools, toolListing, type CallSettings } from './tools/call.js';
 import type { ServedSurface } from './modern/server.js';
@@ -65,6 +67,11 @@ export interface CodeModeServerOptions {
   model?: ModelSettings;
   /** The tasks' bounds, and which tasks of a process that ended to keep running at start (docs/mcp-server.md, "Tasks"). */
   tasks?: TaskOptions;
+  /**
+   * Shared stores, opened (docs/deployment.md): with PostgreSQL, the audit log, approvals, kept runs, session records
+   * and tasks are kept there (replicas share them); with Redis, the rate limits are counted there. Default: embedded.
+   */
+  engines?: SharedEngines;
 }
 
 /** Counts of what a code-mode server holds open; the body of the HTTP `/health` endpoint besides `status`. */
@@ -97,6 +104,12 @@ export interface CodeModeHost {
   createModernServer(authInfo: AuthInfo | undefined): Promise<ModernServer>;
   /** How many client connections, sessions, spaces and sandboxes are open now. */
   stats(): ServerStats;
+  /**
+   * Where the REPL session `sessionId` is held when another live replica of the service holds it (its URL: a request
+   * for it is forwarded there); undefined when it is held here, nowhere, or by a replica that is gone (then it is
+   * restored here by replay).
+   */
+  peerHolding(sessionId: string): Promise<string | undefined>;
   /** The approval requests of its spaces, kept under `<outDir>/state/approvals/`: listed, shown and answered from anywhere. */
   readonly approvals: ApprovalService;
   /**
@@ -130,7 +143,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
   const surface: ServedSurface = { state, info, instructions, calls, specs: () => specs };
   let closed = false;
   const recovery = new AbortController();
-  void recoverRuns(state, recovery.signal).catch((error: unknown) => log.event('run.resumed', { ok: false, code: 'INTERNAL', message: String(error) }, 'error'));
+  watchRecovery(state, recovery.signal);
 
   return {
     createServer() {
@@ -143,6 +156,10 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       return createModernServer(surface, authInfo);
     },
     approvals: state.durable.approvals,
+    async peerHolding(sessionId) {
+      const replica = await state.sessions.heldElsewhere(sessionId);
+      return replica === undefined ? undefined : options.engines?.replicas?.peer(replica);
+    },
     stats: () => ({
       connections: connections.size,
       sessions: state.sessions.size,
@@ -231,8 +248,8 @@ function hostState(options: CodeModeServerOptions, where: string): HostState {
   const log = options.log ?? silentLog;
   const given = options.space ?? {};
   const baseDir = resolve(given.rootDir ?? process.cwd());
-  const durable = durableState(baseDir, given.outDir);
-  const spaceOptions: SharedSpaceOptions = { ...given, stores: { approvals: durable.approvalStore, runs: durable.runs, ...given.stores } };
+  const durable = durableState(baseDir, given.outDir, options.engines?.database);
+  const spaceOptions: SharedSpaceOptions = { ...given, stores: { ...durable.spaceStores, ...sharedCounters(options.engines), ...given.stores } };
   return {
     spaces,
     durable,
@@ -243,6 +260,7 @@ function hostState(options: CodeModeServerOptions, where: string): HostState {
       maxSessionsPerClient: settings.maxSessionsPerClient ?? 16,
       log,
       records: durable.sessions,
+      replica: () => options.engines?.replicas,
     }),
     headlessMode: settings.headlessMode ?? 'deny',
     approvalTimeoutMs: (options.approvalTimeoutSeconds ?? 600) * 1000,
@@ -254,10 +272,23 @@ function hostState(options: CodeModeServerOptions, where: string): HostState {
     },
     validator: new ArgumentsValidator(),
     // Tasks a stopped process left are settled by recoverRuns (those whose run paused are resumed).
-    tasks: new ServerTasks(durable.outDir, { keepRunning: () => true, ...options.tasks }),
+    tasks: new ServerTasks(durable.outDir, { keepRunning: () => true, ...sharedTasks(options.engines), ...options.tasks }),
+    ...(options.engines?.replicas ? { replicas: options.engines.replicas } : {}),
     log,
     ...(model ? { model } : {}),
   };
+}
+
+/** Where tasks are kept when the server has a database, and this replica as their runner. */
+function sharedTasks(engines: SharedEngines | undefined): Pick<TaskOptions, 'records' | 'owner'> {
+  const { database, replicas } = engines ?? {};
+  if (!database || !replicas) return {};
+  return { records: new PostgresTaskRecords(database), owner: { replica: replicas.id, alive: (replica) => replicas.alive(replica) } };
+}
+
+/** The rate-limit store of every space when the server counts in Redis (one limit across replicas). */
+function sharedCounters(engines: SharedEngines | undefined): { rateLimits?: RateLimitStore } {
+  return engines?.counters ? { rateLimits: engines.counters.rateLimits() } : {};
 }
 
 /**

@@ -81,6 +81,17 @@ export interface ServerSessionsOptions {
    * metadata) as it is created, used and ended. Default: in memory.
    */
   records?: SessionStore;
+  /**
+   * With replicas sharing `records` (docs/deployment.md): this replica, once it joined. Each record then says which
+   * replica holds the session, and a session another live replica holds is never restored here.
+   */
+  replica?: () => SessionHolders | undefined;
+}
+
+/** The replicas of a service, as sessions need them: this one's id, and whether another is alive. */
+export interface SessionHolders {
+  readonly id: string;
+  alive(replica: string): Promise<boolean>;
 }
 
 /**
@@ -179,9 +190,21 @@ export class ServerSessions {
     await restoring;
   }
 
+  /**
+   * The replica that holds session `id` when it is not held here and its record names another replica that is alive
+   * (a request for it goes there); undefined otherwise.
+   */
+  async heldElsewhere(id: string): Promise<string | undefined> {
+    const replicas = this.#options.replica?.();
+    if (!replicas || this.#slots.has(id)) return undefined;
+    const holder = (await this.#records.get(id))?.metadata.replica;
+    return typeof holder === 'string' && holder !== replicas.id && (await replicas.alive(holder)) ? holder : undefined;
+  }
+
   async #restore(owner: string, principal: string, id: string, restore: (spaceId: string) => Promise<StoredSession>): Promise<void> {
     const info = await this.#records.get(id);
     if (!info || info.metadata.principal !== principal) return;
+    if (await this.heldElsewhere(id)) return;
     const session = await restore(info.space);
     const history = Array.isArray(info.metadata.history) ? (info.metadata.history as HistoryEntry[]) : [];
     const runs = typeof info.metadata.runs === 'number' ? info.metadata.runs : history.length;
@@ -295,16 +318,22 @@ export class ServerSessions {
   /** Puts a new session on record; when it cannot be, closes it and throws `INTERNAL`. */
   async #putOnRecord(session: StoredSession, owner: string, space: string, createdAt: Date, principal: string | undefined): Promise<void> {
     const { id } = session;
-    const metadata = { runs: 0, history: [], ...(principal === undefined ? {} : { principal }) };
+    const metadata = { runs: 0, history: [], ...(principal === undefined ? {} : { principal }), ...this.#holder() };
     const recorded = await this.#records.create({ id, owner, space, createdAt: createdAt.toISOString(), metadata }).catch(() => false);
     if (recorded) return;
     await session.close().catch(() => undefined);
     throw new AgentSpacesError('INTERNAL', `Session ${id} could not be put on record`, { sessionId: id });
   }
 
-  /** Writes the session's use (now) and metadata to its record. */
+  /** Writes the session's use (now) and metadata to its record (and that this replica holds it). */
   async #save(record: SessionRecord): Promise<void> {
-    await this.#records.touch(record.id, new Date().toISOString(), metadataOf(record));
+    await this.#records.touch(record.id, new Date().toISOString(), { ...metadataOf(record), ...this.#holder() });
+  }
+
+  /** The record's mark of the replica that holds a session: this one, when it is a replica. */
+  #holder(): { replica?: string } {
+    const replica = this.#options.replica?.()?.id;
+    return replica === undefined ? {} : { replica };
   }
 
   #record(record: SessionRecord, code: string, outcome: RunResult): void {

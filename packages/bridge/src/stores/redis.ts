@@ -131,7 +131,7 @@ export class SharedCounters {
 
   /** The rate-limit store over these counters: windows shared by every replica using the same Redis and prefix. */
   rateLimits(): RedisRateLimitStore {
-    return new RedisRateLimitStore(this.#redis, this.#prefix, (command) => this.#guard(command));
+    return new RedisRateLimitStore(scripts(this.#redis), this.#prefix, (command) => this.#guard(command));
   }
 
   /**
@@ -174,9 +174,12 @@ export class RedisRateLimitStore implements RateLimitStore {
   readonly #prefix: string;
   readonly #guard: Guard;
 
-  /** Made by {@link SharedCounters.rateLimits}: `guard` runs each command on `redis`. */
-  constructor(redis: Redis, prefix: string, guard: Guard) {
-    this.#scripts = scripts(redis);
+  /**
+   * Made by {@link SharedCounters.rateLimits}: `guard` runs each of the connection's `commands`. (No ioredis type in
+   * its signature: the bridge's declarations reach agent code's typecheck, which must not see Node's types.)
+   */
+  constructor(commands: Scripts, prefix: string, guard: Guard) {
+    this.#scripts = commands;
     this.#prefix = prefix;
     this.#guard = guard;
   }

@@ -88,6 +88,11 @@ export interface KeptRun extends StartedRun {
   /** The process that ran it: while that process lives, the run is its own (no other process resumes it). */
   pid?: number;
   /**
+   * The replica that holds it, when replicas of a service share the store (docs/deployment.md): while that replica is
+   * alive the run is its own; once it is gone, a live one takes it over.
+   */
+  replica?: string;
+  /**
    * When it started, in milliseconds with the fraction the process could tell: orders runs that started in the same
    * millisecond (a session's runs replay in the order they ran).
    */

@@ -5,6 +5,7 @@ import type { Connection, HostState } from '../connection.js';
 import type { ServerLog } from '../log.js';
 import { aliveElsewhere } from '../process-alive.js';
 import { runResult, toolError } from '../results.js';
+import type { TaskRecord } from '../tasks/record.js';
 
 /**
  * What a server does at start with the runs a stopped process left behind (docs/mcp-server.md, "Durable runs"): a
@@ -14,18 +15,70 @@ import { runResult, toolError } from '../results.js';
  * of a call, so it is never replayed); a task whose run is neither is failed. Runs of another live process (a second
  * server on the project) are left to it. Stops waiting when `signal` aborts.
  */
-export async function recoverRuns(state: HostState, signal: AbortSignal): Promise<void> {
-  // A run another live process holds (a second server on the project) is that process's to resume.
-  const kept = (await state.durable.runs.keptRuns()).filter((run) => !aliveElsewhere(run.pid));
+async function recoverRuns(state: HostState, signal: AbortSignal, resuming = new Set<string>()): Promise<void> {
+  const kept: KeptRun[] = [];
+  for (const run of await state.durable.runs.keptRuns()) if (!resuming.has(run.id) && (await gone(state, run))) kept.push(run);
   const paused = new Set(kept.filter((run) => run.status === 'paused').map((run) => run.id));
   for (const task of await state.tasks.unfinished()) {
-    if (aliveElsewhere(task.process.pid)) continue;
-    if (!task.runIds.some((id) => paused.has(id))) await state.tasks.settle(task.task.taskId, 'failed', interruptedResult(), 'the server restarted while the task ran');
+    if (!(await orphaned(state, task))) continue;
+    if (!task.runIds.some((id) => paused.has(id) || resuming.has(id))) {
+      await state.tasks.settle(task.task.taskId, 'failed', interruptedResult(), 'the server restarted while the task ran');
+    }
   }
   for (const run of kept) {
-    if (run.status === 'paused') void resumeWhenAnswered(state, run, signal);
-    else if (run.status === 'running' && run.sessionId === undefined) await state.durable.runs.forget(run.id);
+    if (run.status === 'paused') {
+      if (!(await claimed(state, run))) continue;
+      resuming.add(run.id);
+      void resumeWhenAnswered(state, run, signal).finally(() => resuming.delete(run.id));
+    } else if (run.status === 'running' && run.sessionId === undefined) await state.durable.runs.forget(run.id);
   }
+}
+
+/** How often a replica looks for the paused runs and tasks of replicas that are gone. */
+const SWEEP_MS = 2_000;
+
+/**
+ * Recovers, now and then every {@link SWEEP_MS} while `signal` lives, what processes that stopped left behind
+ * ({@link recoverRuns}): with replicas, also what a replica that died later left (its paused runs resume here once
+ * answered — claimed by exactly one live replica — and its other tasks fail). Without replicas, once.
+ */
+export function watchRecovery(state: HostState, signal: AbortSignal): void {
+  const resuming = new Set<string>();
+  const sweep = () =>
+    recoverRuns(state, signal, resuming).catch((error: unknown) => {
+      if (!signal.aborted) state.log.event('run.resumed', { ok: false, code: toWireError(error).code, message: toWireError(error).message }, 'error');
+    });
+  void sweep();
+  if (!state.replicas) return;
+  const timer = setInterval(() => void sweep(), SWEEP_MS);
+  timer.unref();
+  signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+}
+
+/**
+ * True when the holder of a kept run or task is gone. With replicas, the replica it names (this one is alive; one that
+ * names none is left alone). Alone, at start: its process (`pid`), unless another live process holds it (a second
+ * server on the project folder).
+ */
+async function gone(state: HostState, holder: { pid?: number; replica?: string }): Promise<boolean> {
+  if (state.replicas) return holder.replica !== undefined && !(await state.replicas.alive(holder.replica));
+  return !aliveElsewhere(holder.pid);
+}
+
+/**
+ * True when task `task` runs nowhere: its holder is gone, or — with replicas, where this replica takes over the tasks
+ * of gone ones — it is this replica's but runs in no call of this process (made more than a sweep ago, so never one
+ * whose call is just starting).
+ */
+async function orphaned(state: HostState, task: TaskRecord): Promise<boolean> {
+  if (await gone(state, { pid: task.process.pid, replica: task.replica })) return true;
+  const mine = state.replicas !== undefined && task.replica === state.replicas.id;
+  return mine && !state.tasks.runsHere(task.task.taskId) && Date.now() - Date.parse(task.task.createdAt) > SWEEP_MS;
+}
+
+/** True when this process may resume paused `run`: always alone; with replicas, when it won the claim on it. */
+async function claimed(state: HostState, run: KeptRun): Promise<boolean> {
+  return state.replicas ? state.replicas.claim(`run:${run.id}`, run.replica) : true;
 }
 
 /** Waits for every answer `run` waits for, then resumes it and settles its task; logs how it went. */

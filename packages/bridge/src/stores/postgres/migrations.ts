@@ -90,6 +90,25 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX agent_spaces_tasks_runs ON agent_spaces_tasks USING gin (run_ids);
     `,
   },
+  {
+    version: 3,
+    name: 'replicas',
+    // The replicas of one `mcp serve` service (packages/server/src/replicas/registry.ts): who is alive and where it is
+    // reached, which replica holds each 2025-11-25 transport session (by tag), who took over a gone replica's work,
+    // and the forwarding secret that marks a request one replica passed to another.
+    sql: `
+      CREATE TABLE agent_spaces_cluster (key text PRIMARY KEY, value text NOT NULL);
+      CREATE TABLE agent_spaces_replicas (
+        id text PRIMARY KEY,
+        url text NOT NULL,
+        started_at timestamptz NOT NULL,
+        heartbeat_at timestamptz NOT NULL
+      );
+      CREATE TABLE agent_spaces_transport_sessions (tag text PRIMARY KEY, replica text NOT NULL);
+      CREATE INDEX agent_spaces_transport_sessions_replica ON agent_spaces_transport_sessions (replica);
+      CREATE TABLE agent_spaces_claims (item text PRIMARY KEY, replica text NOT NULL);
+    `,
+  },
 ];
 
 /** What applying migrations needs: a transaction with a query function. */

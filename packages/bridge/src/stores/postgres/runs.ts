@@ -21,6 +21,8 @@ export class PostgresRunStore extends MemoryRunStore {
   readonly #database: Database;
   readonly #keepEndedMs: number;
   #pruned = false;
+  /** The replica whose runs this store keeps (`KeptRun.replica`), when the process is one of a service's replicas. */
+  replica: string | undefined;
 
   constructor(database: Database, options: PostgresRunStoreOptions = {}) {
     super(options.keepEnded === undefined ? {} : { keepEnded: options.keepEnded });
@@ -28,8 +30,9 @@ export class PostgresRunStore extends MemoryRunStore {
     this.#keepEndedMs = options.keepEndedMs ?? 7 * DAY_MS;
   }
 
-  override async keep(run: KeptRun): Promise<void> {
-    if (run.id.includes('\0')) return;
+  override async keep(given: KeptRun): Promise<void> {
+    if (given.id.includes('\0')) return;
+    const run = this.replica === undefined ? given : { ...given, replica: this.replica };
     await this.#database.query(
       `INSERT INTO agent_spaces_kept_runs (id, space, owner, session_id, status, started_at, run_order, ended_at, run)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
