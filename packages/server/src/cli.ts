@@ -10,6 +10,7 @@ import { createCodeModeHost, type CodeModeHost, type CodeModeServerOptions } fro
 import type { SharedSpaceOptions } from './shared-spaces.js';
 import { startTraceExport } from './tracing.js';
 import { SharedEngines } from './replicas/engines.js';
+import { replicaRouting } from './replicas/route.js';
 
 /** How often the config file is looked at for changes. */
 const CONFIG_POLL_MS = 500;
@@ -237,7 +238,8 @@ async function serveHttp(
     lifecycle: lifecycleOf(settings),
     log,
     approvals: codeHost.approvals,
-    ...(engines ? { engines } : {}),
+    ...(engines?.counters ? { counters: engines.counters } : {}),
+    ...(engines?.replicas ? { replicas: replicaRouting(engines.replicas, (id) => codeHost.peerHolding(id)) } : {}),
   });
   if (engines?.database) {
     const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;

@@ -5,7 +5,8 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { ApprovalService } from '@agent-spaces/bridge';
+import type { ApprovalService, SharedCounters } from '@agent-spaces/bridge';
+import { AgentSpacesError } from '@agent-spaces/capabilities';
 import { CONSOLE_PATH, serveConsole } from './approvals/console.js';
 import { isApprovalsPath, sendError, serveApprovals } from './approvals/http.js';
 import type { RateLimitSettings } from './config.js';
@@ -13,6 +14,8 @@ import { sessionTag, silentLog, type ServerLog } from './log.js';
 import { principalOf } from './connection.js';
 import { BodyTooLarge, readBodyText } from './http-body.js';
 import { DEFAULT_LIFECYCLE, HttpClients, type ClientLifecycle } from './http-clients.js';
+import { requestLimiter, type RequestLimiter } from './http-limits.js';
+import type { ReplicaRouting } from './replicas/route.js';
 import { ModernEndpoint, type ModernServerFactory } from './modern/http.js';
 import type { ServerStats } from './server.js';
 
@@ -63,6 +66,13 @@ export interface HttpServerOptions {
    * `/approvals` API and the `/console` page (docs/mcp-server.md, "Approvals from anywhere"); without it, both are 404.
    */
   approvals?: ApprovalService;
+  /** Where the rate limit counts, when the server counts in Redis (one budget across replicas); default: in memory. */
+  counters?: SharedCounters;
+  /**
+   * With replicas (docs/deployment.md): a request for a session another live replica holds is forwarded to it, and
+   * requests forwarded by a replica are served as they come (counted once, at the replica the client reached).
+   */
+  replicas?: ReplicaRouting;
 }
 
 /** A running HTTP server. */
@@ -104,9 +114,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const path = options.path ?? '/mcp';
   const log = options.log ?? silentLog;
   const clients = new HttpClients({ ...DEFAULT_LIFECYCLE, ...options.lifecycle }, log);
-  const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  const limiter = requestLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, options.counters);
   const modern = options.createModernServer ? new ModernEndpoint(options.createModernServer, MAX_BODY_BYTES) : undefined;
-  const endpoint: Endpoint = { clients, limiter, createServer: options.createServer, modern };
+  const endpoint: Endpoint = { clients, limiter, createServer: options.createServer, modern, replicas: options.replicas };
   let guard: RequestGuard | undefined;
 
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -118,6 +128,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       if (res.headersSent) res.end();
       else if (error instanceof BodyTooLarge) reject(res, 413, error.message);
       else if (error instanceof ParseError) reject(res, 400, error.message, PARSE_ERROR);
+      else if (error instanceof AgentSpacesError && error.code === 'STORE_UNAVAILABLE') reject(res, 503, error.message, -32000, { code: error.code, ...error.data });
       else reject(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
     });
   });
@@ -164,10 +175,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 /** What the MCP endpoint of one listener serves requests with. */
 interface Endpoint {
   readonly clients: HttpClients;
-  readonly limiter: RateLimiter | undefined;
+  readonly limiter: RequestLimiter | undefined;
   readonly createServer: () => Server;
   /** The 2026-07-28 leg, when the server speaks it. */
   readonly modern: ModernEndpoint | undefined;
+  /** Forwarding to the replica that holds a session, with replicas. */
+  readonly replicas: ReplicaRouting | undefined;
 }
 
 /**
@@ -191,17 +204,18 @@ async function serveMcp(endpoint: Endpoint, req: IncomingMessage, res: ServerRes
  * bounded by {@link HttpClients}), else refused — within its address's budget — with 400 or 404.
  */
 async function serveLegacy(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse, text: string | undefined, body: unknown): Promise<void> {
-  const { clients, limiter } = endpoint;
+  const { clients, limiter, replicas } = endpoint;
   const sessionId = header(req, 'mcp-session-id');
   const known = sessionId ? clients.get(sessionId) : undefined;
   if (known) {
-    if (throttled(limiter, res, `session:${sessionId}`)) return;
+    if (!replicas?.forwarded(req) && (await throttled(limiter, res, `session:${sessionId}`))) return;
     clients.track(sessionId!, req, res);
     return known.handleRequest(req, res, body);
   }
+  if (sessionId && replicas && (await heldByPeer(endpoint, req, res, text, sessionId))) return;
   const address = req.socket.remoteAddress ?? 'unknown';
   if (sessionId || text === undefined) {
-    if (throttled(limiter, res, `address:${address}`)) return;
+    if (await throttled(limiter, res, `address:${address}`)) return;
     if (!sessionId) return reject(res, 400, 'Missing mcp-session-id header');
     const reason = clients.endedReason(sessionId);
     if (reason) return reject(res, 404, `This MCP session has ended: ${reason}; initialize a new one`, -32000, { reason });
@@ -209,25 +223,45 @@ async function serveLegacy(endpoint: Endpoint, req: IncomingMessage, res: Server
   }
   if (Buffer.byteLength(text) > MAX_INITIALIZE_BYTES) throw new BodyTooLarge(`Payload too large: the request body is over ${MAX_INITIALIZE_BYTES} bytes`);
   if (!isInitializeRequest(body)) {
-    if (throttled(limiter, res, `address:${address}`)) return;
+    if (await throttled(limiter, res, `address:${address}`)) return;
     return reject(res, 400, 'Missing mcp-session-id header (only an initialize request may start a session)');
   }
+  // With replicas, the session is on record as this replica's before its id reaches the client.
+  const newId = randomUUID();
+  await replicas?.holdTransport(newId);
   let initialized: (id: string) => void = () => undefined;
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => initialized(id) });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => newId, onsessioninitialized: (id) => initialized(id) });
   initialized = clients.attach(transport, address);
   await endpoint.createServer().connect(transport);
   await transport.handleRequest(req, res, body);
 }
 
 /**
+ * Forwards a request of transport session `sessionId`, which this replica does not hold, to the live replica that
+ * does — within the session's budget, counted here once. False when no live replica holds it.
+ */
+async function heldByPeer(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse, text: string | undefined, sessionId: string): Promise<boolean> {
+  const replicas = endpoint.replicas!;
+  const peer = replicas.forwarded(req) ? undefined : await replicas.transportPeer(sessionId);
+  if (peer === undefined) return false;
+  if (await throttled(endpoint.limiter, res, `session:${sessionId}`)) return true;
+  return replicas.forward(req, res, text, peer);
+}
+
+/**
  * Serves one request of protocol 2026-07-28, within the budget of its principal (of its address when it has no token:
  * every local client is the principal `local`). It opens no MCP session: the SDK v2 serves it with a server of its own.
+ * With replicas, a request naming a REPL session another live replica holds is forwarded there.
  */
 async function serveModern(endpoint: Endpoint, modern: ModernEndpoint, req: IncomingMessage, res: ServerResponse, text: string | undefined, body: unknown): Promise<void> {
   const authInfo = credentials(req);
   const principal = principalOf(authInfo);
   const key = authInfo ? `principal:${principal}` : `principal:${principal}@${req.socket.remoteAddress ?? 'unknown'}`;
-  if (throttled(endpoint.limiter, res, key)) return;
+  const { replicas } = endpoint;
+  const forwarded = replicas?.forwarded(req) === true;
+  if (!forwarded && (await throttled(endpoint.limiter, res, key))) return;
+  const peer = replicas && !forwarded ? await replicas.sessionPeer(body) : undefined;
+  if (peer !== undefined && (await replicas!.forward(req, res, text, peer))) return;
   return modern.serve(req, res, text, body, authInfo);
 }
 
@@ -236,7 +270,7 @@ async function serveModern(endpoint: Endpoint, modern: ModernEndpoint, req: Inco
  * of the MCP endpoint: Host, Origin, token; then the address's rate limit), with the API's JSON errors.
  */
 async function serveApprovalDesk(
-  desk: { service: ApprovalService; guard: RequestGuard; limiter: RateLimiter | undefined },
+  desk: { service: ApprovalService; guard: RequestGuard; limiter: RequestLimiter | undefined },
   req: IncomingMessage,
   res: ServerResponse,
   pathname: string,
@@ -248,7 +282,7 @@ async function serveApprovalDesk(
     return sendError(res, refusal.status, { code: 'UNAUTHORIZED', message: refusal.message, data: { status: refusal.status } });
   }
   if (page) return serveConsole(req, res);
-  const wait = desk.limiter?.take(`approvals:${req.socket.remoteAddress ?? 'unknown'}`);
+  const wait = await desk.limiter?.take(`approvals:${req.socket.remoteAddress ?? 'unknown'}`);
   if (wait !== undefined) {
     res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
     return sendError(res, 429, { code: 'RATE_LIMITED', message: 'Too many requests: rate limit reached', data: { retryAfterMs: wait } });
@@ -257,8 +291,8 @@ async function serveApprovalDesk(
 }
 
 /** Counts a request against `key`'s budget; answers 429 with `Retry-After` and returns true when it is spent. */
-function throttled(limiter: RateLimiter | undefined, res: ServerResponse, key: string): boolean {
-  const wait = limiter?.take(key);
+async function throttled(limiter: RequestLimiter | undefined, res: ServerResponse, key: string): Promise<boolean> {
+  const wait = await limiter?.take(key);
   if (wait === undefined) return false;
   res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
   reject(res, 429, 'Too many requests: rate limit reached');
@@ -331,34 +365,6 @@ class RequestGuard {
       // The SDK's place for proven credentials: its transport hands them to the server as `authInfo` (the principal).
       (req as AuthenticatedRequest).auth = { token: match[1]!, clientId: 'bearer', scopes: [] };
     }
-    return undefined;
-  }
-}
-
-/** Fixed-window request counts per client key. */
-class RateLimiter {
-  readonly #windows = new Map<string, { start: number; count: number }>();
-  readonly #limit: number;
-  readonly #windowMs: number;
-
-  constructor(settings: RateLimitSettings) {
-    this.#limit = settings.requests;
-    this.#windowMs = settings.windowSeconds * 1000;
-  }
-
-  /** Counts one request of `key`: undefined when allowed, else the milliseconds until its window resets. */
-  take(key: string): number | undefined {
-    const now = Date.now();
-    if (this.#windows.size > 10_000) {
-      for (const [k, w] of this.#windows) if (now - w.start >= this.#windowMs) this.#windows.delete(k);
-    }
-    let window = this.#windows.get(key);
-    if (!window || now - window.start >= this.#windowMs) {
-      window = { start: now, count: 0 };
-      this.#windows.set(key, window);
-    }
-    if (window.count >= this.#limit) return window.start + this.#windowMs - now;
-    window.count++;
     return undefined;
   }
 }

@@ -109,7 +109,7 @@ export interface CodeModeHost {
    * for it is forwarded there); undefined when it is held here, nowhere, or by a replica that is gone (then it is
    * restored here by replay).
    */
-  peerHolding(sessionId: string): Promise<string | undefined>;
+  peerHolding(sessionId: string): Promise<{ id: string; url: string } | undefined>;
   /** The approval requests of its spaces, kept under `<outDir>/state/approvals/`: listed, shown and answered from anywhere. */
   readonly approvals: ApprovalService;
   /**

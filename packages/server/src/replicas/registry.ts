@@ -25,6 +25,8 @@ export class ReplicaRegistry {
   #timer: NodeJS.Timeout | undefined;
   /** Replica ids seen alive, with when they were last seen: asked at most once per heartbeat. */
   readonly #seen = new Map<string, { alive: boolean; at: number }>();
+  /** Replicas that could not be reached (by id), until when: gone, whatever their last heartbeat says. */
+  readonly #unreachable = new Map<string, number>();
 
   private constructor(db: SharedDatabase, secret: string) {
     this.#db = db;
@@ -54,6 +56,7 @@ export class ReplicaRegistry {
   /** Whether replica `id` is this one or said it was alive within {@link REPLICA_SILENCE_MS}. */
   async alive(id: string): Promise<boolean> {
     if (id === this.id) return true;
+    if ((this.#unreachable.get(id) ?? 0) > Date.now()) return false;
     const seen = this.#seen.get(id);
     if (seen && Date.now() - seen.at < HEARTBEAT_MS) return seen.alive;
     const rows = await this.#db.query<{ alive: boolean }>(
@@ -66,11 +69,20 @@ export class ReplicaRegistry {
     return alive;
   }
 
-  /** The URL of replica `id` while it is alive and not this one; undefined otherwise. */
-  async peer(id: string): Promise<string | undefined> {
+  /** Replica `id`'s URL while it is alive and not this one; undefined otherwise. */
+  async peer(id: string): Promise<{ id: string; url: string } | undefined> {
     if (id === this.id || !(await this.alive(id))) return undefined;
     const [row] = await this.#db.query<{ url: string }>('SELECT url FROM agent_spaces_replicas WHERE id = $1', [id]);
-    return row?.url;
+    return row && { id, url: row.url };
+  }
+
+  /**
+   * Takes replica `id` for gone: a forwarded request could not reach it. Its heartbeat is not trusted until it would
+   * have gone silent anyway, so its sessions are restored here at once rather than after {@link REPLICA_SILENCE_MS}.
+   */
+  unreachable(id: string): void {
+    this.#unreachable.set(id, Date.now() + REPLICA_SILENCE_MS);
+    if (this.#unreachable.size > 1_000) this.#unreachable.delete(this.#unreachable.keys().next().value!);
   }
 
   /** Marks a transport session (a 2025-11-25 `Mcp-Session-Id`, by its tag) as held here. */

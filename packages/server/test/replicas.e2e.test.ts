@@ -1,0 +1,236 @@
+// `agent-spaces mcp serve` as one service of several replicas: real PostgreSQL and Redis servers shared by two
+// replicas (child processes of one project), a real HAProxy balancing round robin in front, and official clients of
+// both protocol revisions. A capability call's side effects are counted by a real MCP server (the counting fixture).
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { makeProject, type Project } from '../../../test/fixtures/project.js';
+import { ReplicatedService, call, legacyClient, modernClient, type Replica } from './support/replicas.js';
+
+const TOKEN = 'replicas-token-3f9a1c';
+const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/mcp-tools-server.mjs', import.meta.url));
+const TOOLS = ['bump', 'send', 'limited'].map((name) => ({
+  name,
+  description: `The ${name} tool`,
+  inputSchema: { type: 'object', properties: { name: { type: 'string' }, to: { type: 'string' } } },
+}));
+const POLL = { timeout: 60_000, interval: 100 };
+const closers: (() => Promise<unknown>)[] = [];
+
+/** A built project whose `mcp-counter` capability is the counting fixture: `send` asks, `limited` allows 5 a minute. */
+async function counterProject(): Promise<Project> {
+  const project = await makeProject({ 'tools.json': TOOLS });
+  const env = { TOOLS_FILE: project.path('tools.json'), CALLS_FILE: project.path('calls.log') };
+  await project.write({
+    'agent-spaces.config.json': {
+      capabilities: [],
+      mcpServers: { counter: { command: process.execPath, args: [FIXTURE], env } },
+      policies: { rules: { 'mcp-counter.send': 'ask' }, rateLimits: { 'mcp-counter.limited': { requests: 5, period: 'minute' } } },
+    },
+  });
+  const report = await project.build();
+  expect(report.totals.failed).toBe(0);
+  return project;
+}
+
+/** The counting fixture's calls, `<tool> <arguments>` each. */
+async function calls(project: Project): Promise<string[]> {
+  return (await readFile(project.path('calls.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+}
+
+const HEADERS = { Authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+
+/** The id of the approval request waiting for the call with `params` (as JSON), listed through `replica`'s API. */
+async function pendingApproval(replica: Replica, params: string): Promise<string> {
+  let id: string | undefined;
+  await expect
+    .poll(async () => {
+      const reply = await fetch(`${new URL(replica.url).origin}/approvals`, { headers: HEADERS });
+      const listed = (await reply.json()) as { approvals: { id: string; request: { params: unknown } }[] };
+      id = listed.approvals.find((item) => JSON.stringify(item.request.params) === params)?.id;
+      return id;
+    }, POLL)
+    .toBeDefined();
+  return id!;
+}
+
+/** Approves request `id` through `replica`'s API; its HTTP status. */
+async function approve(replica: Replica, id: string, by: string): Promise<number> {
+  const reply = await fetch(`${new URL(replica.url).origin}/approvals/${id}/approve`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ by }) });
+  return reply.status;
+}
+
+const script = (body: string) => `import { counter } from '@capabilities/mcp-counter';\n${body}`;
+
+let service: ReplicatedService;
+let a: Replica;
+let b: Replica;
+
+beforeAll(async () => {
+  service = new ReplicatedService(await counterProject(), { 'auth-token': TOKEN, headless: 'wait' });
+  closers.push(() => service.close());
+  await service.start(2);
+  [a, b] = service.replicas as [Replica, Replica];
+}, 180_000);
+
+afterAll(async () => {
+  for (const close of closers.reverse()) await close().catch(() => undefined);
+}, 60_000);
+
+describe('both protocol revisions', () => {
+  it('serves a 2025-11-25 client and a 2026-07-28 client on each replica and through the balancer', async () => {
+    for (const url of [a.url, b.url, service.url]) {
+      const legacy = await legacyClient(url, TOKEN);
+      const modern = await modernClient(url, TOKEN);
+      closers.push(() => legacy.close(), () => modern.close());
+      expect(modern.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      for (const client of [legacy, modern]) {
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name)).toContain('execute');
+        const answer = await call(client, 'execute', { code: script('return (await counter.bump({ name: "hello" })).text + "!";') });
+        expect(answer.isError, answer.text).toBe(false);
+        expect(answer.body.result).toBe('bump {"name":"hello"}!');
+      }
+    }
+  }, 120_000);
+});
+
+describe('one rate limit across replicas', () => {
+  it('admits exactly 5 of 10 calls against a limit of 5 a minute, spread over both replicas', async () => {
+    const clients = await Promise.all([a.url, b.url].map((url) => legacyClient(url, TOKEN)));
+    closers.push(...clients.map((c) => () => c.close()));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        call(clients[i % 2]!, 'execute', {
+          code: script(`try { await counter.limited({ name: "n${i}" }); return "ok"; } catch (error) { return (error as { code: string }).code; }`),
+        }),
+      ),
+    );
+    const results = answers.map((answer) => answer.body?.result);
+    expect(results.filter((r) => r === 'ok')).toHaveLength(5);
+    expect(results.filter((r) => r === 'RATE_LIMITED')).toHaveLength(5);
+    expect((await calls(service.project)).filter((line) => line.startsWith('limited '))).toHaveLength(5);
+  }, 60_000);
+});
+
+describe('approvals across replicas', () => {
+  it('answers through replica B an approval a run on replica A waits for, and the run completes once', async () => {
+    const client = await legacyClient(a.url, TOKEN);
+    closers.push(() => client.close());
+    const running = call(client, 'execute', { code: script('return (await counter.send({ to: "carol" })).text;') });
+    const id = await pendingApproval(b, '{"to":"carol"}');
+    expect(await approve(b, id, 'dana')).toBe(200);
+    const answer = await running;
+    expect(answer.isError, answer.text).toBe(false);
+    expect(answer.body.result).toBe('send {"to":"carol"}');
+    expect((await calls(service.project)).filter((line) => line === 'send {"to":"carol"}')).toHaveLength(1);
+  }, 90_000);
+});
+
+describe('sessions across replicas', () => {
+  it('keeps a 2025-11-25 client\'s session and its variables through the round-robin balancer', async () => {
+    const client = await legacyClient(service.url, TOKEN);
+    closers.push(() => client.close());
+    const created = await call(client, 'create_session');
+    const sessionId = created.body.sessionId as string;
+    expect((await call(client, 'send_code', { sessionId, code: 'const x = 41; return x;' })).body.result).toBe(41);
+    for (let i = 0; i < 4; i++) {
+      const answer = await call(client, 'send_code', { sessionId, code: 'return x + 1;' });
+      expect(answer.isError, answer.text).toBe(false);
+      expect(answer.body.result).toBe(42);
+    }
+  }, 60_000);
+
+  it('uses through replica B a 2026-07-28 session created through replica A, with its variables', async () => {
+    const onA = await modernClient(a.url, TOKEN);
+    const onB = await modernClient(b.url, TOKEN);
+    closers.push(() => onA.close(), () => onB.close());
+    const sessionId = (await call(onA, 'create_session')).body.sessionId as string;
+    expect((await call(onA, 'send_code', { sessionId, code: 'const word = "kept"; return word;' })).body.result).toBe('kept');
+    const answer = await call(onB, 'send_code', { sessionId, code: 'return word + "!";' });
+    expect(answer.isError, answer.text).toBe(false);
+    expect(answer.body.result).toBe('kept!');
+  }, 60_000);
+});
+
+describe('a replica killed under load', () => {
+  it('leaves clients of B unharmed, restores A\'s sessions on B, loses no audit row and resumes A\'s paused run on B', async () => {
+    const victim = await service.addReplica();
+    const onVictim = await modernClient(victim.url, TOKEN);
+    const legacyOnVictim = await legacyClient(victim.url, TOKEN);
+    const onB = await modernClient(b.url, TOKEN);
+    closers.push(() => onVictim.close(), () => legacyOnVictim.close(), () => onB.close());
+    const sessionId = (await call(onVictim, 'create_session')).body.sessionId as string;
+    expect((await call(onVictim, 'send_code', { sessionId, code: 'const n = 7; return n;' })).body.result).toBe(7);
+    // A run on the victim pauses for approval, as a task.
+    const params = { name: 'execute', arguments: { code: script('await counter.bump({ name: "before" }); return (await counter.send({ to: "erin" })).text;') }, task: {} };
+    const { task } = await legacyOnVictim.request({ method: 'tools/call', params }, CreateTaskResultSchema);
+    await expect.poll(async () => (await legacyOnVictim.experimental.tasks.getTask(task.taskId)).status, POLL).toBe('input_required');
+
+    // Load on B while the victim dies.
+    const load = Array.from({ length: 12 }, (_, i) => call(onB, 'execute', { code: script(`return await counter.bump({ name: "load-${i}" });`) }));
+    victim.serve.child.kill('SIGKILL');
+    const loaded = await Promise.all(load);
+    expect(loaded.filter((answer) => answer.isError)).toEqual([]);
+
+    // The victim's session, restored on B by replay: its variable is back.
+    const restored = await call(onB, 'send_code', { sessionId, code: 'return n * 6;' });
+    expect(restored.isError, restored.text).toBe(false);
+    expect(restored.body.result).toBe(42);
+
+    // Its paused run resumes on B once approved through B; the task's result is read through B.
+    expect(await approve(b, await pendingApproval(b, '{"to":"erin"}'), 'frank')).toBe(200);
+    const legacyOnB = await legacyClient(b.url, TOKEN);
+    closers.push(() => legacyOnB.close());
+    await expect.poll(async () => (await legacyOnB.experimental.tasks.getTask(task.taskId)).status, POLL).toBe('completed');
+    const result = await legacyOnB.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    const first = result.content[0];
+    expect(JSON.parse(first?.type === 'text' ? first.text : 'null')).toMatchObject({ result: 'send {"to":"erin"}' });
+    const log = await calls(service.project);
+    expect(log.filter((line) => line === 'send {"to":"erin"}')).toHaveLength(1);
+    expect(log.filter((line) => line === 'bump {"name":"before"}')).toHaveLength(1);
+
+    // No audit row lost: every bump the fixture saw has its audit row.
+    const db = new pg.Client({ connectionString: service.databaseUrl });
+    await db.connect();
+    closers.push(() => db.end());
+    const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM agent_spaces_audit WHERE ended AND entry->>'function' = 'bump'");
+    expect(Number(rows[0]!.n)).toBe(log.filter((line) => line.startsWith('bump ')).length);
+  }, 180_000);
+});
+
+describe('PostgreSQL restarted mid-load', () => {
+  it('fails requests with STORE_UNAVAILABLE while it is down, serves them after, and repeats no side effect', async () => {
+    const client = await modernClient(b.url, TOKEN);
+    closers.push(() => client.close());
+    const outcomes = new Map<string, string>();
+    let stop = false;
+    const loop = (async () => {
+      for (let i = 0; !stop; i++) {
+        const answer = await call(client, 'execute', { code: script(`return await counter.bump({ name: "pg-${i}" });`) }).catch((error: Error) => ({
+          isError: true,
+          text: error.message,
+          body: undefined,
+        }));
+        outcomes.set(`pg-${i}`, answer.isError ? String(answer.body?.error?.code ?? answer.text) : 'ok');
+      }
+    })();
+    await expect.poll(() => outcomes.size, POLL).toBeGreaterThan(2);
+    await service.postgres.stop();
+    await expect.poll(() => [...outcomes.values()].some((code) => code.includes('STORE_UNAVAILABLE')), POLL).toBe(true);
+    await service.postgres.start();
+    const okBefore = [...outcomes.values()].filter((code) => code === 'ok').length;
+    await expect.poll(() => [...outcomes.values()].filter((code) => code === 'ok').length, POLL).toBeGreaterThan(okBefore + 2);
+    stop = true;
+    await loop;
+    const log = await calls(service.project);
+    for (const [name, code] of outcomes) {
+      const seen = log.filter((line) => line === `bump {"name":"${name}"}`).length;
+      expect(seen, name).toBeLessThanOrEqual(1);
+      if (code === 'ok') expect(seen, name).toBe(1);
+      else expect(code, name).toContain('STORE_UNAVAILABLE');
+    }
+  }, 180_000);
+});
