@@ -1,15 +1,28 @@
-// bench/mcp-serve-load.mjs — `agent-spaces mcp serve --port` under many MCP clients at once.
+// bench/mcp-serve-load.mjs — `agent-spaces mcp serve --port` under many MCP clients at once, as one replica or three.
 //
-// Serves this repository's example project (built first) from a real `agent-spaces mcp serve` child process and
+// Serves this repository's example project (built first) from real `agent-spaces mcp serve` child processes and
 // connects 1, 10 and 100 official SDK clients over Streamable HTTP at once. Each client creates a session, runs a
 // short typed script that calls a capability in it (`send_code`) and the same kind of script with `execute` (each
 // client's script differs, so no check is a repeat), then leaves: once by DELETE (`terminateSession`) and once by
 // `close()` only. Prints per round: succeeded, execute and send_code p50/p95, server RSS before, at peak and 5 s after
-// the clients left (the server alone and with its sandbox processes); then RSS per idle session and per idle connection.
+// the clients left (the server alone and with its sandbox processes), and server CPU per request; then RSS per idle
+// session and per idle connection (embedded mode).
 // Goals (issue 15): 100 clients all succeed, execute p50 ≤ 150 ms and p95 ≤ 400 ms, ≤ 2 MiB per idle session, ≤ 1 MiB
 // per idle connection, RSS back within 10 % of the baseline after the clients leave.
 //
-// Run after `npm run build`: node bench/mcp-serve-load.mjs [--rounds 1,10,100]
+// Modes (issue 28; docs/deployment.md), all three by default, then a side-by-side table of their largest round:
+//   embedded  one replica with its embedded stores (files in .agent-spaces/)
+//   shared    one replica with --database-url and --redis-url (PostgreSQL and Redis started here, in temp folders)
+//   replicas  three replicas on the shared stores behind HAProxy (deploy/haproxy.cfg, round robin, no stickiness): a
+//             2025-11-25 session's requests reach any replica and are forwarded to the one that holds the session
+// Client kinds: the 1.x SDK client (protocol 2025-11-25, sessionful) in every round, and the v2 client
+// (`@modelcontextprotocol/client`, protocol 2026-07-28, stateless: no leave) beside it with --client both (default).
+// Server CPU per request: user+system CPU of every replica process and its children (sandbox processes, MCP servers;
+// /proc/<pid>/stat before and after the round, children reaped meanwhile included) over the HTTP requests the clients
+// sent (counted by their fetch) and over their tool calls (3 per client).
+//
+// Run after `npm run build`: node bench/mcp-serve-load.mjs [--mode embedded|shared|replicas|all] [--clients 100]
+//   [--rounds 1,10,100] [--client 1.x|v2|both]
 // (BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.)
 import { spawn, execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -17,11 +30,24 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startHaproxy, startPostgres, startRedis } from './services.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = fileURLToPath(new URL('../packages/cli/bin/agent-spaces.js', import.meta.url));
-const roundsArg = process.argv.indexOf('--rounds');
-const ROUNDS = roundsArg > 0 ? process.argv[roundsArg + 1].split(',').map(Number) : [1, 10, 100];
+const argument = (name, fallback) => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 ? process.argv[at + 1] : fallback;
+};
+const MODES = { embedded: 'one replica, embedded stores', shared: 'one replica, PostgreSQL + Redis', replicas: 'three replicas behind HAProxy, PostgreSQL + Redis' };
+const modeArg = argument('mode', 'all');
+if (modeArg !== 'all' && !Object.hasOwn(MODES, modeArg)) throw new Error(`--mode must be embedded, shared, replicas or all, not ${modeArg}`);
+const RUN_MODES = modeArg === 'all' ? Object.keys(MODES) : [modeArg];
+const CLIENTS = Number(argument('clients', '100'));
+const ROUNDS = argument('rounds', `1,10,${CLIENTS}`).split(',').map(Number);
+const clientArg = argument('client', 'both');
+if (!['1.x', 'v2', 'both'].includes(clientArg)) throw new Error(`--client must be 1.x, v2 or both, not ${clientArg}`);
+const KINDS = clientArg === 'both' ? ['1.x', 'v2'] : [clientArg];
+const TOOL_CALLS_PER_CLIENT = 3;
 const IDLE_SESSIONS = 40;
 const IDLE_CONNECTIONS = 40;
 const AFTER_MS = 5_000;
@@ -31,11 +57,42 @@ const fmtMib = (kb) => `${mib(kb).toFixed(1)} MiB`;
 const pct = (values, p) => (values.length === 0 ? NaN : values.toSorted((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]);
 const ms = (v) => (Number.isNaN(v) ? '—' : `${v.toFixed(0)} ms`);
 
+/** Every live process's parent, from /proc. */
+function parents() {
+  const found = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      found.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+/** `pids` and every live descendant of theirs. */
+function treeOf(pids) {
+  const byParent = parents();
+  const tree = [...pids];
+  for (let i = 0; i < tree.length; i++) for (const [child, parent] of byParent) if (parent === tree[i]) tree.push(child);
+  return tree;
+}
+
+const isSandbox = (p) => {
+  try {
+    return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('process-child');
+  } catch {
+    return false;
+  }
+};
+
 /**
- * RSS in KiB of the server (`pid` — the bin shim — and every descendant but sandbox processes: the server itself and the
- * MCP servers it started) and of the whole tree, sandbox processes included.
+ * RSS in KiB of the servers (`pids` — each the server itself — and every descendant but sandbox processes: the MCP
+ * servers they started) and of the whole trees, sandbox processes included.
  */
-function rss(pid) {
+function rss(pids) {
   const rssOf = (p) => {
     try {
       return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
@@ -43,51 +100,42 @@ function rss(pid) {
       return 0;
     }
   };
-  const parents = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone
-    }
-  }
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
-  const isSandbox = (p) => {
-    try {
-      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('process-child');
-    } catch {
-      return false;
-    }
-  };
-  const sizes = tree.map((p) => ({ kb: rssOf(p), sandbox: isSandbox(p) }));
+  const sizes = treeOf(pids).map((p) => ({ kb: rssOf(p), sandbox: isSandbox(p) }));
   return {
     server: sizes.filter((s) => !s.sandbox).reduce((sum, s) => sum + s.kb, 0),
     tree: sizes.reduce((sum, s) => sum + s.kb, 0),
-    processes: tree.length,
+    processes: sizes.length,
   };
 }
 
-/** CPU seconds used so far by the server, by its sandbox processes (live ones) and by this process (the clients). */
-function cpu(pid) {
-  const ticks = (p) => {
-    try {
-      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      return 0;
-    }
-  };
-  const children = readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((e) => {
-    try {
-      return readFileSync(`/proc/${e}/cmdline`, 'utf8').includes('process-child') && readFileSync(`/proc/${e}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(pid);
-    } catch {
-      return false;
-    }
-  });
-  return { server: ticks(pid), sandboxes: children.reduce((sum, c) => sum + ticks(c), 0), clients: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 };
+/** CPU seconds of process `p` (user + system), and of its children it reaped (cutime + cstime). */
+function ticks(p) {
+  try {
+    const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+    return { own: (Number(fields[11]) + Number(fields[12])) / 100, reaped: (Number(fields[13]) + Number(fields[14])) / 100 };
+  } catch {
+    return { own: 0, reaped: 0 };
+  }
+}
+
+/** CPU seconds used so far by the processes `pids` with all their children, live or reaped: `sandboxes` is the live sandbox processes' share. */
+function treeCpu(pids) {
+  let total = 0;
+  let sandboxes = 0;
+  for (const p of treeOf(pids)) {
+    const { own, reaped } = ticks(p);
+    total += own + reaped;
+    if (isSandbox(p)) sandboxes += own;
+  }
+  return { total, sandboxes };
+}
+
+/** CPU seconds used so far by the servers (with their children), their live sandbox processes, the engines, and this process (the clients). */
+function cpu(deployment) {
+  const servers = treeCpu(deployment.servers.map((s) => s.pid));
+  const engines = Object.fromEntries(Object.entries(deployment.engines).map(([name, pid]) => [name, treeCpu([pid]).total]));
+  const own = process.cpuUsage();
+  return { server: servers.total, sandboxes: servers.sandboxes, engines, clients: own.user / 1e6 + own.system / 1e6 };
 }
 
 function script(i, kind) {
@@ -97,9 +145,24 @@ const title: string = note.title.toUpperCase();
 export default { id: note.id, title, client: ${i} };`;
 }
 
-async function connect(url) {
+/** HTTP requests the clients sent (every fetch of their transports). */
+let requestsSent = 0;
+const countingFetch = (url, init) => {
+  requestsSent++;
+  return fetch(url, init);
+};
+
+/** A connected client of `kind`: the 1.x SDK (2025-11-25, a session) or the v2 SDK (2026-07-28, stateless). */
+async function connect(url, kind = '1.x') {
+  if (kind === 'v2') {
+    const v2 = await import('@modelcontextprotocol/client');
+    const client = new v2.Client({ name: 'load', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const transport = new v2.StreamableHTTPClientTransport(new URL(url), { fetch: countingFetch });
+    await client.connect(transport);
+    return { client, transport };
+  }
   const client = new Client({ name: 'load', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: countingFetch });
   await client.connect(transport);
   return { client, transport };
 }
@@ -109,11 +172,12 @@ const text = (result) => result.content?.[0]?.text ?? '';
 const step = (name, promise) =>
   Promise.race([promise, sleep(60_000).then(() => Promise.reject(new Error(`${name}: no answer within 60 s`)))]);
 
-async function oneClient(url, i, leave) {
+/** One client of `kind`: create_session, send_code, execute, then leave by `leave` (`delete`, `close`, or `none`: v2). */
+async function oneClient(url, i, leave, kind = '1.x') {
   const outcome = { ok: false, execute: NaN, sendCode: NaN, error: '' };
   let connection;
   try {
-    connection = await step('connect', connect(url));
+    connection = await step('connect', connect(url, kind));
     const { client } = connection;
     const created = await step('create_session', client.callTool({ name: 'create_session', arguments: {} }));
     if (created.isError) throw new Error(`create_session: ${text(created)}`);
@@ -136,29 +200,69 @@ async function oneClient(url, i, leave) {
   return outcome;
 }
 
-async function startServer() {
+/** A real `mcp serve` child on a free port with `flags`; resolves once it serves, with its URL and pid. */
+async function startServer(flags = []) {
   // With the flag the shim runs the server itself (no re-exec), so `child` is the server and SIGTERM reaches it.
-  const flags = ['--no-node-snapshot', ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [])];
-  const child = spawn(process.execPath, [...flags, cli, 'mcp', 'serve', '--port', '0'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  const nodeFlags = ['--no-node-snapshot', ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [])];
+  const child = spawn(process.execPath, [...nodeFlags, cli, 'mcp', 'serve', '--port', '0', ...flags], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const url = await new Promise((resolve, reject) => {
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
-      const match = /on (http:\/\/\S+)/.exec(stderr);
+      const match = /serving .* on (http:\/\/\S+)/.exec(stderr);
       if (match) resolve(match[1]);
     });
     child.once('exit', (code) => reject(new Error(`mcp serve exited ${code}: ${stderr}`)));
   });
-  return { child, url, pid: child.pid };
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  return { child, url, pid: child.pid, stop };
 }
 
-/** Samples the server's RSS every 50 ms while `work` runs; returns the work's result and the peaks. */
-async function sampling(pid, work) {
+/**
+ * Starts what `mode` serves from: `{ url, servers, engines: { name: pid }, close() }`. `shared` and `replicas` start
+ * their own PostgreSQL (a new database) and Redis; `replicas` three servers and HAProxy in front of them.
+ */
+async function deploy(mode) {
+  if (mode === 'embedded') {
+    const server = await startServer();
+    return { url: server.url, servers: [server], engines: {}, close: () => server.stop() };
+  }
+  const postgres = await startPostgres();
+  const redis = await startRedis();
+  const closeEngines = () => Promise.all([postgres.close(), redis.close()]);
+  try {
+    const flags = ['--database-url', await postgres.createDatabase(), '--redis-url', redis.url];
+    const servers = [];
+    for (let i = 0; i < (mode === 'replicas' ? 3 : 1); i++) servers.push(await startServer(flags));
+    const engines = { PostgreSQL: postgres.pid, Redis: redis.pid };
+    const closeServers = () => Promise.all(servers.map((s) => s.stop()));
+    if (mode === 'shared') return { url: servers[0].url, servers, engines, close: () => closeServers().then(closeEngines) };
+    const haproxy = await startHaproxy(servers.map((s) => new URL(s.url).host));
+    const path = new URL(servers[0].url).pathname;
+    return {
+      url: `${haproxy.url}${path}`,
+      servers,
+      engines: { ...engines, HAProxy: haproxy.pid },
+      close: () => haproxy.close().then(closeServers).then(closeEngines),
+    };
+  } catch (error) {
+    await closeEngines();
+    throw error;
+  }
+}
+
+/** Samples the servers' RSS every 50 ms while `work` runs; returns the work's result and the peaks. */
+async function sampling(pids, work) {
   let peak = { server: 0, tree: 0 };
   let running = true;
   const sampler = (async () => {
     while (running) {
-      const now = rss(pid);
+      const now = rss(pids);
       peak = { server: Math.max(peak.server, now.server), tree: Math.max(peak.tree, now.tree) };
       await sleep(50);
     }
@@ -171,62 +275,69 @@ async function sampling(pid, work) {
   }
 }
 
-execFileSync(process.execPath, [cli, 'capabilities', 'build'], { cwd: root, stdio: 'ignore' });
-const server = await startServer();
-try {
-  // Warm the server once (first typecheck loads TypeScript), then take the baseline.
-  await oneClient(server.url, 0, 'delete');
+/** One round: `n` clients of `kind` at once, leaving by `leave`; prints its row and returns its figures. */
+async function round(deployment, n, leave, kind) {
+  const pids = deployment.servers.map((s) => s.pid);
+  const before = rss(pids);
+  const cpuBefore = cpu(deployment);
+  const requestsBefore = requestsSent;
+  const { result, peak } = await sampling(pids, () => Promise.all(Array.from({ length: n }, (_, i) => oneClient(deployment.url, i + 1, leave, kind))));
+  const cpuAfter = cpu(deployment);
+  const requests = requestsSent - requestsBefore;
   await sleep(AFTER_MS);
-  console.log('mcp serve under concurrent clients (Streamable HTTP, official SDK client; each: create_session, send_code, execute)');
-  console.log('clients  leave   ok       execute p50/p95    send_code p50/p95   RSS server before/peak/after    RSS with sandboxes before/peak/after');
-  for (const n of ROUNDS) {
-    for (const leave of ['delete', 'close']) {
-      const before = rss(server.pid);
-      const cpuBefore = cpu(server.pid);
-      const { result, peak } = await sampling(server.pid, () => Promise.all(Array.from({ length: n }, (_, i) => oneClient(server.url, i + 1, leave))));
-      const cpuAfter = cpu(server.pid);
-      await sleep(AFTER_MS);
-      const after = rss(server.pid);
-      const ok = result.filter((r) => r.ok);
-      const errors = [...new Set(result.filter((r) => !r.ok).map((r) => r.error))].slice(0, 3);
-      console.log(
-        [
-          String(n).padStart(7),
-          leave.padEnd(6),
-          `${ok.length}/${n}`.padEnd(8),
-          `${ms(pct(ok.map((r) => r.execute), 50))} / ${ms(pct(ok.map((r) => r.execute), 95))}`.padEnd(18),
-          `${ms(pct(ok.map((r) => r.sendCode), 50))} / ${ms(pct(ok.map((r) => r.sendCode), 95))}`.padEnd(19),
-          `${fmtMib(before.server)} / ${fmtMib(peak.server)} / ${fmtMib(after.server)}`.padEnd(31),
-          `${fmtMib(before.tree)} / ${fmtMib(peak.tree)} / ${fmtMib(after.tree)} (${after.processes} processes)`,
-        ].join(' '),
-      );
-      const used = (key) => (cpuAfter[key] - cpuBefore[key]).toFixed(2);
-      console.log(`         CPU s: server ${used('server')}, sandbox processes ${used('sandboxes')} (live ones), clients (this process) ${used('clients')}`);
-      for (const error of errors) console.log(`         error: ${error}`);
-    }
-  }
+  const after = rss(pids);
+  const ok = result.filter((r) => r.ok);
+  const errors = [...new Set(result.filter((r) => !r.ok).map((r) => r.error))].slice(0, 3);
+  const figures = {
+    ok: ok.length,
+    n,
+    execute: [pct(ok.map((r) => r.execute), 50), pct(ok.map((r) => r.execute), 95)],
+    sendCode: [pct(ok.map((r) => r.sendCode), 50), pct(ok.map((r) => r.sendCode), 95)],
+    serverCpu: cpuAfter.server - cpuBefore.server,
+    requests,
+    toolCalls: n * TOOL_CALLS_PER_CLIENT,
+  };
+  console.log(
+    [
+      String(n).padStart(7),
+      `${kind} ${leave}`.padEnd(10),
+      `${ok.length}/${n}`.padEnd(8),
+      `${ms(figures.execute[0])} / ${ms(figures.execute[1])}`.padEnd(18),
+      `${ms(figures.sendCode[0])} / ${ms(figures.sendCode[1])}`.padEnd(19),
+      `${fmtMib(before.server)} / ${fmtMib(peak.server)} / ${fmtMib(after.server)}`.padEnd(31),
+      `${fmtMib(before.tree)} / ${fmtMib(peak.tree)} / ${fmtMib(after.tree)} (${after.processes} processes)`,
+    ].join(' '),
+  );
+  const used = (key) => (cpuAfter[key] - cpuBefore[key]).toFixed(2);
+  const engines = Object.keys(cpuAfter.engines).map((name) => `, ${name} ${(cpuAfter.engines[name] - cpuBefore.engines[name]).toFixed(2)}`).join('');
+  console.log(`         CPU s: server ${used('server')}, sandbox processes ${used('sandboxes')} (live ones), clients (this process) ${used('clients')}${engines}`);
+  console.log(`         server CPU per request: ${perRequest(figures.serverCpu, requests)} per HTTP request (${requests}), ${perRequest(figures.serverCpu, figures.toolCalls)} per tool call (${figures.toolCalls})`);
+  for (const error of errors) console.log(`         error: ${error}`);
+  return figures;
+}
 
-  // Idle costs: sessions of one client (each has run one script), then connections that only initialized.
+const perRequest = (seconds, requests) => (requests === 0 ? '—' : `${((seconds * 1000) / requests).toFixed(1)} ms`);
+
+/** Idle costs of one server: sessions of one client (each has run one script), then connections that only initialized. */
+async function idleCosts(server) {
   await sleep(AFTER_MS);
-  const base = rss(server.pid);
+  const base = rss([server.pid]);
   const owner = await connect(server.url);
-  const sessions = [];
   for (let i = 0; i < IDLE_SESSIONS; i++) {
     const created = await owner.client.callTool({ name: 'create_session', arguments: {} });
     const { sessionId } = JSON.parse(text(created));
     await owner.client.callTool({ name: 'send_code', arguments: { sessionId, code: `const n${i} = ${i}; export default n${i};` } });
-    sessions.push(sessionId);
   }
   await sleep(1_000);
-  const withSessions = rss(server.pid);
+  const withSessions = rss([server.pid]);
   await owner.transport.terminateSession();
   await owner.client.close();
   await sleep(AFTER_MS);
-  const base2 = rss(server.pid);
+  const base2 = rss([server.pid]);
   const idle = [];
   for (let i = 0; i < IDLE_CONNECTIONS; i++) idle.push(await connect(server.url));
   await sleep(1_000);
-  const withConnections = rss(server.pid);
+  const withConnections = rss([server.pid]);
   await Promise.all(idle.map((c) => c.transport.terminateSession().then(() => c.client.close())));
   const perSession = (kb) => `${(mib(kb) / IDLE_SESSIONS).toFixed(2)} MiB`;
   const perConnection = (kb) => `${(mib(kb) / IDLE_CONNECTIONS).toFixed(2)} MiB`;
@@ -238,7 +349,54 @@ try {
     `RSS per idle connection (${IDLE_CONNECTIONS} initialized clients): server ${perConnection(withConnections.server - base2.server)}, ` +
       `with sandboxes ${perConnection(withConnections.tree - base2.tree)} (goal ≤ 1 MiB)`,
   );
-} finally {
-  server.child.kill('SIGTERM');
-  await new Promise((resolve) => server.child.once('exit', resolve));
 }
+
+/** Every round of one mode; returns the figures of its largest round, per client kind. */
+async function runMode(mode) {
+  const deployment = await deploy(mode);
+  const largest = {};
+  try {
+    // Warm every server once (first typecheck loads TypeScript): through the balancer, one client per replica.
+    for (let i = 0; i < deployment.servers.length; i++) await oneClient(deployment.url, 0, 'delete');
+    await sleep(AFTER_MS);
+    console.log(`\nmode ${mode}: ${MODES[mode]} (Streamable HTTP, official SDK clients; each: create_session, send_code, execute)`);
+    console.log('clients  client    ok       execute p50/p95    send_code p50/p95   RSS server before/peak/after    RSS with sandboxes before/peak/after');
+    const legs = KINDS.flatMap((kind) => (kind === 'v2' ? [['v2', 'none']] : [['1.x', 'delete'], ['1.x', 'close']]));
+    for (const n of ROUNDS) {
+      for (const [kind, leave] of legs) {
+        const figures = await round(deployment, n, leave, kind);
+        if (n === Math.max(...ROUNDS) && leave !== 'close') largest[kind] = figures;
+      }
+    }
+    if (mode === 'embedded' && KINDS.includes('1.x')) await idleCosts(deployment.servers[0]);
+  } finally {
+    await deployment.close();
+  }
+  return largest;
+}
+
+/** The side-by-side table of each mode's largest round, one row per mode and client kind. */
+function summary(results) {
+  const n = Math.max(...ROUNDS);
+  console.log(`\n${n} clients at once, side by side (1.x: leaving by DELETE; server CPU: every replica with its children)`);
+  console.log('mode      client  ok        execute p50/p95    send_code p50/p95   server CPU per HTTP request / per tool call');
+  for (const [mode, byKind] of Object.entries(results)) {
+    for (const [kind, f] of Object.entries(byKind)) {
+      console.log(
+        [
+          mode.padEnd(9),
+          kind.padEnd(7),
+          `${f.ok}/${f.n}`.padEnd(9),
+          `${ms(f.execute[0])} / ${ms(f.execute[1])}`.padEnd(18),
+          `${ms(f.sendCode[0])} / ${ms(f.sendCode[1])}`.padEnd(19),
+          `${perRequest(f.serverCpu, f.requests)} / ${perRequest(f.serverCpu, f.toolCalls)}`,
+        ].join(' '),
+      );
+    }
+  }
+}
+
+execFileSync(process.execPath, [cli, 'capabilities', 'build'], { cwd: root, stdio: 'ignore' });
+const results = {};
+for (const mode of RUN_MODES) results[mode] = await runMode(mode);
+summary(results);
