@@ -310,7 +310,7 @@ async function round(deployment, n, leave, kind) {
   );
   const used = (key) => (cpuAfter[key] - cpuBefore[key]).toFixed(2);
   const engines = Object.keys(cpuAfter.engines).map((name) => `, ${name} ${(cpuAfter.engines[name] - cpuBefore.engines[name]).toFixed(2)}`).join('');
-  console.log(`         CPU s: server ${used('server')}, sandbox processes ${used('sandboxes')} (live ones), clients (this process) ${used('clients')}${engines}`);
+  console.log(`         CPU s: servers with their children ${used('server')} (live sandbox processes ${used('sandboxes')} of it), clients (this process) ${used('clients')}${engines}`);
   console.log(`         server CPU per request: ${perRequest(figures.serverCpu, requests)} per HTTP request (${requests}), ${perRequest(figures.serverCpu, figures.toolCalls)} per tool call (${figures.toolCalls})`);
   for (const error of errors) console.log(`         error: ${error}`);
   return figures;
