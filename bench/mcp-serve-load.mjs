@@ -16,7 +16,9 @@
 //   replicas  three replicas on the shared stores behind HAProxy (deploy/haproxy.cfg, round robin, no stickiness): a
 //             2025-11-25 session's requests reach any replica and are forwarded to the one that holds the session
 // Client kinds: the 1.x SDK client (protocol 2025-11-25, sessionful) in every round, and the v2 client
-// (`@modelcontextprotocol/client`, protocol 2026-07-28, stateless: no leave) beside it with --client both (default).
+// (`@modelcontextprotocol/client`, protocol 2026-07-28, stateless: it closes its REPL session by id) beside it with
+// --client both (default). Every v2 client is the same principal (no token), so the servers allow --clients sessions
+// per client (--max-sessions-per-client; a 1.x client is a client of its own and uses one).
 // Server CPU per request: user+system CPU of every replica process and its children (sandbox processes, MCP servers;
 // /proc/<pid>/stat before and after the round, children reaped meanwhile included) over the HTTP requests the clients
 // sent (counted by their fetch) and over their tool calls (3 per client).
@@ -172,7 +174,10 @@ const text = (result) => result.content?.[0]?.text ?? '';
 const step = (name, promise) =>
   Promise.race([promise, sleep(60_000).then(() => Promise.reject(new Error(`${name}: no answer within 60 s`)))]);
 
-/** One client of `kind`: create_session, send_code, execute, then leave by `leave` (`delete`, `close`, or `none`: v2). */
+/**
+ * One client of `kind`: create_session, send_code, execute, then leave by `leave`: `delete` or `close` (1.x: its MCP
+ * session's REPL sessions end with it), or `close_session` (v2: no MCP session, so the REPL session is closed by id).
+ */
 async function oneClient(url, i, leave, kind = '1.x') {
   const outcome = { ok: false, execute: NaN, sendCode: NaN, error: '' };
   let connection;
@@ -190,6 +195,7 @@ async function oneClient(url, i, leave, kind = '1.x') {
     const executed = await step('execute', client.callTool({ name: 'execute', arguments: { code: script(i, 'execute') } }));
     outcome.execute = performance.now() - started;
     if (executed.isError) throw new Error(`execute: ${text(executed).slice(0, 200)}`);
+    if (leave === 'close_session') await step('close_session', client.callTool({ name: 'close_session', arguments: { sessionId } }));
     outcome.ok = true;
   } catch (error) {
     outcome.error = error instanceof Error ? error.message : String(error);
@@ -204,7 +210,9 @@ async function oneClient(url, i, leave, kind = '1.x') {
 async function startServer(flags = []) {
   // With the flag the shim runs the server itself (no re-exec), so `child` is the server and SIGTERM reaches it.
   const nodeFlags = ['--no-node-snapshot', ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [])];
-  const child = spawn(process.execPath, [...nodeFlags, cli, 'mcp', 'serve', '--port', '0', ...flags], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  // Every v2 client is the same principal (no token): its REPL sessions count against one client's cap.
+  const sessionCap = ['--max-sessions-per-client', String(Math.max(16, CLIENTS))];
+  const child = spawn(process.execPath, [...nodeFlags, cli, 'mcp', 'serve', '--port', '0', ...sessionCap, ...flags], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const url = await new Promise((resolve, reject) => {
     child.stderr.on('data', (chunk) => {
@@ -300,7 +308,7 @@ async function round(deployment, n, leave, kind) {
   console.log(
     [
       String(n).padStart(7),
-      `${kind} ${leave}`.padEnd(10),
+      `${kind} ${leave}`.padEnd(16),
       `${ok.length}/${n}`.padEnd(8),
       `${ms(figures.execute[0])} / ${ms(figures.execute[1])}`.padEnd(18),
       `${ms(figures.sendCode[0])} / ${ms(figures.sendCode[1])}`.padEnd(19),
@@ -360,8 +368,8 @@ async function runMode(mode) {
     for (let i = 0; i < deployment.servers.length; i++) await oneClient(deployment.url, 0, 'delete');
     await sleep(AFTER_MS);
     console.log(`\nmode ${mode}: ${MODES[mode]} (Streamable HTTP, official SDK clients; each: create_session, send_code, execute)`);
-    console.log('clients  client    ok       execute p50/p95    send_code p50/p95   RSS server before/peak/after    RSS with sandboxes before/peak/after');
-    const legs = KINDS.flatMap((kind) => (kind === 'v2' ? [['v2', 'none']] : [['1.x', 'delete'], ['1.x', 'close']]));
+    console.log('clients  client          ok       execute p50/p95    send_code p50/p95   RSS server before/peak/after    RSS with sandboxes before/peak/after');
+    const legs = KINDS.flatMap((kind) => (kind === 'v2' ? [['v2', 'close_session']] : [['1.x', 'delete'], ['1.x', 'close']]));
     for (const n of ROUNDS) {
       for (const [kind, leave] of legs) {
         const figures = await round(deployment, n, leave, kind);
