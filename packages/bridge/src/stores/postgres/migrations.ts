@@ -109,6 +109,23 @@ export const MIGRATIONS: Migration[] = [
       CREATE TABLE agent_spaces_claims (item text PRIMARY KEY, replica text NOT NULL);
     `,
   },
+  {
+    version: 4,
+    name: 'skills',
+    // The typed skills that clients of `mcp serve` saved (packages/server/src/skills/postgres.ts): what every replica's
+    // `skills/` folder must hold, and who owns each. `owner` is the client id's hash (null: the operator), `sha256` the
+    // text's; a deleted skill keeps its row with `text` null (and the sha256 of the text deleted), so a replica that
+    // was away removes its copy too. Names and texts are the SDK's (validated, bounded) before they get here.
+    sql: `
+      CREATE TABLE agent_spaces_skills (
+        name text PRIMARY KEY,
+        text text,
+        owner text,
+        sha256 text NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];
 
 /** What applying migrations needs: a transaction with a query function. */
