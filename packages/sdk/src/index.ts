@@ -3,7 +3,7 @@ export { configSpaceOptions, createSpace } from './space.js';
 export type { RestoredSession, RunOptions, Session, Space, SpaceOptions, SpaceStores } from './types.js';
 export { awaitedApprovals } from './durable/resume.js';
 export { Run, type RunLog, type RunResult, type RunStats } from './run.js';
-export { deleteSkill, listSkills, saveSkill, type SaveSkillOptions, type SavedSkill, type SkillInfo, type SkillProject } from './skills.js';
+export { deleteSkill, listSkills, mirrorSkills, rebuildSkills, saveSkill, type SaveSkillOptions, type SavedSkill, type SharedSkill, type SkillInfo, type SkillProject, type SkillRecord, type SkillRecords } from './skills.js';
 export { RUN_EVENT_PARAMS_BYTES, type TruncatedParams } from './budget.js';
 export type { TypecheckDiagnostic } from './typecheck.js';
 export type { FunctionFilter, OfferedFunction } from './offer.js';

@@ -17,12 +17,13 @@ const OWNERS_FILE = '.owners.json';
 export type SkillOwner = { kind: 'operator' } | { kind: 'client'; id: string };
 
 /** One record: the hashed id of the client that saved the skill, and the sha256 of the text it saved. */
-interface OwnerRecord {
+export interface OwnerRecord {
   client: string;
   sha256: string;
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+/** The sha256 (hex) of a skill's text, as its owner record keeps it. */
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** The hash a client id is recorded as. */
 export const clientHash = (client: string): string => sha256(`agent-spaces skill owner\0${client}`);
@@ -50,12 +51,25 @@ export async function skillOwners(skillsDir: string, texts: ReadonlyMap<string, 
 
 /**
  * Records that skill `name` of `skillsDir` now holds `text`, saved by `client` (an id, hashed here), or by the operator
- * (`undefined`: the record goes), or that it was deleted (`text` undefined). The file is replaced whole (write, rename).
+ * (`undefined`: the record goes), or that it was deleted (`text` undefined).
  */
 export async function recordOwner(skillsDir: string, name: string, text: string | undefined, client: string | undefined): Promise<void> {
+  const record = text !== undefined && client !== undefined ? { client: clientHash(client), sha256: sha256(text) } : undefined;
+  await updateOwners(skillsDir, new Map([[name, record]]));
+}
+
+/**
+ * Sets the record of each skill of `changes` (undefined: no record, the operator's) in `skillsDir`, keeping the others.
+ * The file is replaced whole (write, rename), and only when a record changed.
+ */
+export async function updateOwners(skillsDir: string, changes: ReadonlyMap<string, OwnerRecord | undefined>): Promise<void> {
   const records = await readRecords(skillsDir);
-  if (text !== undefined && client !== undefined) records.set(name, { client: clientHash(client), sha256: sha256(text) });
-  else records.delete(name);
+  const before = JSON.stringify([...records]);
+  for (const [name, record] of changes) {
+    if (record) records.set(name, record);
+    else records.delete(name);
+  }
+  if (JSON.stringify([...records]) === before) return;
   const file = join(skillsDir, OWNERS_FILE);
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(Object.fromEntries([...records].sort(([a], [b]) => (a < b ? -1 : 1))), null, 2)}\n`);

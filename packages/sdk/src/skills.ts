@@ -9,7 +9,7 @@ import { AgentSpacesError, CAPABILITY_PREFIX, capabilitiesDir, editorTsconfig } 
 import { readCatalog } from '@agent-spaces/bridge/output';
 import type { BuildReport } from '@agent-spaces/compiler';
 import { SANDBOX_DECLARATIONS } from './declarations.js';
-import { clientHash, recordOwner, skillOwners } from './skill-owners.js';
+import { clientHash, recordOwner, sha256, skillOwners, updateOwners, type OwnerRecord } from './skill-owners.js';
 
 /** The project whose skills are meant: the folder of its config file (default the current folder), or the file itself. */
 export interface SkillProject {
@@ -24,6 +24,35 @@ export interface SkillProject {
    * skill, and whose skills (also those written by hand) no client may.
    */
   owner?: string;
+  /** Where the skills are shared with other copies of the project (a server's replicas); default: this folder only. */
+  records?: SkillRecords;
+}
+
+/**
+ * What a store shared by several copies of a project (the replicas of `mcp serve`, each with its own folder) holds of
+ * one skill: its owner (a client id's hash; null: the operator) and its text's sha256, or, once it was deleted, the
+ * sha256 of the text deleted (`deleted`: a copy holding exactly that text goes too, any other is the operator's own).
+ */
+export interface SkillRecord {
+  name: string;
+  owner: string | null;
+  sha256: string;
+  deleted: boolean;
+}
+
+/** A {@link SkillRecord} with the skill's text (absent once deleted). */
+export interface SharedSkill extends SkillRecord {
+  text?: string;
+}
+
+/**
+ * Skills shared with other copies of the project. {@link saveSkill} and {@link deleteSkill} run their change through
+ * `change`, which holds skill `name` against every other process, passes what the store holds of it (the local copy is
+ * made to match it first, so the owner checks read the store) and keeps what `apply` says the skill now is. Errors of
+ * `apply` (`SKILL_NOT_OWNED`, …) and of the store (`STORE_UNAVAILABLE`) pass through; nothing is kept then.
+ */
+export interface SkillRecords {
+  change<T>(name: string, apply: (held: SharedSkill | undefined) => Promise<{ value: T; kept: SharedSkill }>): Promise<T>;
 }
 
 /** What {@link saveSkill} saves. */
@@ -85,28 +114,35 @@ export async function saveSkill(options: SaveSkillOptions): Promise<SavedSkill> 
   if (description !== undefined && typeof description !== 'string') throw new AgentSpacesError('INVALID_ARGUMENTS', 'description: must be a string', { field: 'description' });
   return serialized(async () => {
     const project = await loadProject(options);
-    const folder = join(project.rootDir, compiler.SKILLS_DIR);
-    const file = `${compiler.SKILLS_DIR}/${name}.ts`;
-    if ((await assertMayChange(folder, name, options.owner)) && options.replace !== true) {
-      throw new AgentSpacesError('NAME_COLLISION', `skill "${name}" exists (${file}); to overwrite it, ask for a replacement (replace: true; --replace in the CLI)`, { field: 'name', name });
-    }
-    const text = withDoc(code, name, description);
-    const declarations = await compiler.skillDeclarations(project.config.outDir, SANDBOX_DECLARATIONS);
-    const checked = await compiler.checkSkill(project.rootDir, name, text, declarations, {
-      ...(options.owner !== undefined ? { owner: options.owner } : {}),
-      budget: project.config.typecheck,
-    });
-    if (!checked.ok) throw new AgentSpacesError(checked.code, checked.problem, { field: 'code', name });
-    await mkdir(folder, { recursive: true });
-    await writeFile(join(project.rootDir, file), text);
-    await recordOwner(folder, name, text, options.owner);
-    // An editor opened on the skills checks them as the build does; a tsconfig already there is the project's own.
-    await writeFile(join(folder, 'tsconfig.json'), editorTsconfig(folder, project.config.outDir), { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    });
-    await build(project);
-    return { name, file, signature: checked.signature, import: IMPORT_LINE };
+    return held(project, options.records, name, () => saveChecked(project, options, compiler));
   });
+}
+
+/** The change of {@link saveSkill} once its arguments are checked: what it returns, and the skill as saved. */
+async function saveChecked(project: Project, options: SaveSkillOptions, compiler: typeof import('@agent-spaces/compiler')): Promise<{ value: SavedSkill; kept: SharedSkill }> {
+  const { name, code, description } = options;
+  const folder = join(project.rootDir, compiler.SKILLS_DIR);
+  const file = `${compiler.SKILLS_DIR}/${name}.ts`;
+  if ((await assertMayChange(folder, name, options.owner)) !== undefined && options.replace !== true) {
+    throw new AgentSpacesError('NAME_COLLISION', `skill "${name}" exists (${file}); to overwrite it, ask for a replacement (replace: true; --replace in the CLI)`, { field: 'name', name });
+  }
+  const text = withDoc(code, name, description);
+  const declarations = await compiler.skillDeclarations(project.config.outDir, SANDBOX_DECLARATIONS);
+  const checked = await compiler.checkSkill(project.rootDir, name, text, declarations, {
+    ...(options.owner !== undefined ? { owner: options.owner } : {}),
+    budget: project.config.typecheck,
+  });
+  if (!checked.ok) throw new AgentSpacesError(checked.code, checked.problem, { field: 'code', name });
+  await mkdir(folder, { recursive: true });
+  await writeFile(join(project.rootDir, file), text);
+  await recordOwner(folder, name, text, options.owner);
+  // An editor opened on the skills checks them as the build does; a tsconfig already there is the project's own.
+  await writeFile(join(folder, 'tsconfig.json'), editorTsconfig(folder, project.config.outDir), { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  await build(project);
+  const kept = { name, owner: options.owner === undefined ? null : clientHash(options.owner), sha256: sha256(text), deleted: false, text };
+  return { value: { name, file, signature: checked.signature, import: IMPORT_LINE }, kept };
 }
 
 /** The skill files of the project, each with its signature when the last build built it, and whose it is. */
@@ -143,33 +179,109 @@ export async function deleteSkill(options: SkillProject & { name: string }): Pro
   checkName(options.name, compiler.skillNameProblem);
   return serialized(async () => {
     const project = await loadProject(options);
-    const folder = join(project.rootDir, compiler.SKILLS_DIR);
-    const file = `${compiler.SKILLS_DIR}/${options.name}.ts`;
-    if (!(await assertMayChange(folder, options.name, options.owner))) {
-      const names = (await compiler.skillFiles(project.rootDir)).map((f) => f.slice(f.lastIndexOf('/') + 1, -'.ts'.length));
-      throw new AgentSpacesError('INVALID_ARGUMENTS', `name: no skill "${options.name}" (skills: ${names.join(', ') || 'none'})`, { field: 'name' });
-    }
-    await rm(join(project.rootDir, file));
-    await recordOwner(folder, options.name, undefined, undefined);
-    await build(project);
-    return { name: options.name, file };
+    return held(project, options.records, options.name, async () => {
+      const folder = join(project.rootDir, compiler.SKILLS_DIR);
+      const file = `${compiler.SKILLS_DIR}/${options.name}.ts`;
+      const text = await assertMayChange(folder, options.name, options.owner);
+      if (text === undefined) {
+        const names = (await compiler.skillFiles(project.rootDir)).map((f) => f.slice(f.lastIndexOf('/') + 1, -'.ts'.length));
+        throw new AgentSpacesError('INVALID_ARGUMENTS', `name: no skill "${options.name}" (skills: ${names.join(', ') || 'none'})`, { field: 'name' });
+      }
+      await rm(join(project.rootDir, file));
+      await recordOwner(folder, options.name, undefined, undefined);
+      await build(project);
+      return { value: { name: options.name, file }, kept: { name: options.name, owner: null, sha256: sha256(text), deleted: true } };
+    });
   });
 }
 
 /**
- * Whether skill `name` exists in `folder`; throws `SKILL_NOT_OWNED` when it does and `owner` (a client; undefined: the
- * operator, who may change any) is not the client it belongs to.
+ * The text of skill `name` in `folder` (undefined: there is none); throws `SKILL_NOT_OWNED` when there is one and
+ * `owner` (a client; undefined: the operator, who may change any) is not the client it belongs to.
  */
-async function assertMayChange(folder: string, name: string, owner: string | undefined): Promise<boolean> {
-  const text = await readFile(join(folder, `${name}.ts`), 'utf8').catch((error: NodeJS.ErrnoException) => {
+async function assertMayChange(folder: string, name: string, owner: string | undefined): Promise<string | undefined> {
+  const text = await readSkill(folder, name);
+  if (text === undefined || owner === undefined) return text;
+  const current = (await skillOwners(folder, new Map([[name, text]]))).get(name);
+  if (current?.kind === 'client' && current.id === clientHash(owner)) return text;
+  const whose = current?.kind === 'client' ? 'another client' : 'the operator';
+  throw new AgentSpacesError('SKILL_NOT_OWNED', `skill "${name}" belongs to ${whose}: only its owner may replace or delete it; save yours under another name`, { field: 'name', name });
+}
+
+/**
+ * Makes the project's `skills/` folder hold what `records` say (the files, and their owner records): a skill whose file
+ * differs is written with its text from `texts` (asked once, for those only), a deleted one is removed when its file
+ * is the text deleted. Skills the records do not name are left alone, and so are names that are no skill names. Does
+ * not rebuild ({@link rebuildSkills}); waits for the saves and deletes in progress. Returns the names whose file changed.
+ */
+export async function mirrorSkills(options: SkillProject, records: readonly SkillRecord[], texts: (names: string[]) => Promise<ReadonlyMap<string, string>>): Promise<string[]> {
+  return serialized(async () => mirror(await loadProject(options), records, texts));
+}
+
+/** Builds the project as `capabilities build` does, after the saves and deletes in progress. */
+export async function rebuildSkills(options: SkillProject = {}): Promise<void> {
+  await serialized(async () => build(await loadProject(options)));
+}
+
+async function mirror(project: Project, records: readonly SkillRecord[], texts: (names: string[]) => Promise<ReadonlyMap<string, string>>): Promise<string[]> {
+  const { SKILLS_DIR, skillNameProblem } = await import('@agent-spaces/compiler');
+  const folder = join(project.rootDir, SKILLS_DIR);
+  const valid = records.filter((record) => skillNameProblem(record.name) === undefined);
+  const local = new Map(await Promise.all(valid.map(async ({ name }) => [name, await readSkill(folder, name)] as const)));
+  const differs = (record: SkillRecord) => !record.deleted && !hashes(local.get(record.name), record.sha256);
+  const stale = valid.filter(differs).map((record) => record.name);
+  const fetched = stale.length > 0 ? await texts(stale) : new Map<string, string>();
+  const owners = new Map<string, OwnerRecord | undefined>();
+  const changed: string[] = [];
+  for (const record of valid) {
+    const file = join(folder, `${record.name}.ts`);
+    if (record.deleted) {
+      if (!hashes(local.get(record.name), record.sha256)) continue;
+      await rm(file, { force: true });
+      owners.set(record.name, undefined);
+      changed.push(record.name);
+      continue;
+    }
+    const text = fetched.get(record.name) ?? local.get(record.name);
+    // A text that is not the record's (changed again meanwhile) waits for the next time.
+    if (!hashes(text, record.sha256)) continue;
+    if (text !== local.get(record.name)) {
+      await mkdir(folder, { recursive: true });
+      await writeFile(file, text!);
+      changed.push(record.name);
+    }
+    owners.set(record.name, record.owner === null ? undefined : { client: record.owner, sha256: record.sha256 });
+  }
+  await updateOwners(folder, owners);
+  return changed;
+}
+
+const hashes = (text: string | undefined, hash: string) => text !== undefined && sha256(text) === hash;
+
+/** The text of `skills/<name>.ts` in `folder`; undefined when there is none. */
+async function readSkill(folder: string, name: string): Promise<string | undefined> {
+  return readFile(join(folder, `${name}.ts`), 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw error;
   });
-  if (text === undefined || owner === undefined) return text !== undefined;
-  const current = (await skillOwners(folder, new Map([[name, text]]))).get(name);
-  if (current?.kind === 'client' && current.id === clientHash(owner)) return true;
-  const whose = current?.kind === 'client' ? 'another client' : 'the operator';
-  throw new AgentSpacesError('SKILL_NOT_OWNED', `skill "${name}" belongs to ${whose}: only its owner may replace or delete it; save yours under another name`, { field: 'name', name });
+}
+
+/**
+ * Runs `change` of skill `name` through `records` when the project shares its skills (its local copy first made to
+ * match what they hold; rebuilt when that changed a file and the change then failed), else as it is.
+ */
+async function held<T>(project: Project, records: SkillRecords | undefined, name: string, change: () => Promise<{ value: T; kept: SharedSkill }>): Promise<T> {
+  if (!records) return (await change()).value;
+  return records.change(name, async (current) => {
+    const text = current?.text;
+    const changed = current ? await mirror(project, [current], async () => new Map(text === undefined ? [] : [[name, text]])) : [];
+    try {
+      return await change();
+    } catch (error) {
+      if (changed.length > 0) await build(project);
+      throw error;
+    }
+  });
 }
 
 function checkName(name: unknown, problem: (name: unknown) => string | undefined): asserts name is string {
@@ -190,14 +302,17 @@ function withDoc(code: string, name: string, description: string | undefined): s
   return code.slice(0, at) + doc + code.slice(at);
 }
 
-async function loadProject(options: SkillProject) {
+/** A project as loaded from its config file. */
+type Project = Awaited<ReturnType<typeof import('@agent-spaces/compiler').loadConfig>>;
+
+async function loadProject(options: SkillProject): Promise<Project> {
   const { loadConfig } = await import('@agent-spaces/compiler');
   const project = await loadConfig({ cwd: options.rootDir ?? process.cwd(), ...(options.configFile ? { configFile: options.configFile } : {}) });
   return options.outDir === undefined ? project : { ...project, config: { ...project.config, outDir: resolve(project.rootDir, options.outDir) } };
 }
 
 /** Builds the project as `capabilities build` does. */
-async function build(project: Awaited<ReturnType<typeof loadProject>>): Promise<BuildReport> {
+async function build(project: Project): Promise<BuildReport> {
   const { buildCapabilities, configSources } = await import('@agent-spaces/compiler');
   const { rootDir, config } = project;
   return buildCapabilities({ rootDir, sandboxDeclarations: SANDBOX_DECLARATIONS, sources: config.capabilities, configSources: configSources(config), outDir: config.outDir, typecheckBudget: config.typecheck });

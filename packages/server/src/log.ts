@@ -14,7 +14,8 @@ export type LogLevel = 'info' | 'warn' | 'error';
  * reason); `server.reloaded` (config file, ok); `http.refused` (status, why, session tag); `client.connected` /
  * `client.disconnected` (client id, reason); `client.reaped` (an HTTP client found gone or unused: client id, why);
  * `tool.called` (tool, client, request, session, duration_ms, ok, code); `session.created` / `session.ended`
- * (session, client, space, reason). An HTTP client's id is its {@link sessionTag}, never its MCP session id.
+ * (session, client, space, reason); `skills.mirrored` (skills a replica took from the shared database: count, or the
+ * error). An HTTP client's id is its {@link sessionTag}, never its MCP session id.
  */
 export type LogEvent =
   | 'server.started'
@@ -28,7 +29,8 @@ export type LogEvent =
   | 'session.created'
   | 'session.ended'
   | 'session.restored'
-  | 'run.resumed';
+  | 'run.resumed'
+  | 'skills.mirrored';
 
 /**
  * The fields of one log line. Only ids, names, durations, codes and counts: never params, results, code or secrets.

@@ -18,6 +18,8 @@ import { watchRecovery } from './durable/recovery.js';
 import { durableState } from './durable/state.js';
 import type { SharedEngines } from './replicas/engines.js';
 import { SharedSpaces, type SharedSpaceOptions } from './shared-spaces.js';
+import { SkillMirror } from './skills/mirror.js';
+import { PostgresSkillRecords } from './skills/postgres.js';
 import { ServerTasks, type TaskOptions } from './tasks/store.js';
 import { PostgresTaskRecords } from './tasks/postgres.js';
 import { startTask } from './tasks/run.js';
@@ -144,6 +146,10 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
   let closed = false;
   const recovery = new AbortController();
   watchRecovery(state, recovery.signal);
+  // With a shared database, this replica's skills/ folder follows the skills saved through every replica.
+  const database = options.engines?.database;
+  const skills = database && new SkillMirror({ database, project: state.skillProject, onBuilt: () => state.shared.noticeBuild(), log });
+  void skills?.start();
 
   return {
     createServer() {
@@ -183,6 +189,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       if (closed) return;
       closed = true;
       recovery.abort();
+      await skills?.close();
       // Sessions first, kept for a restarted server (a connection's close would end them for good).
       await state.sessions.closeAll();
       const open = [...connections];
@@ -269,6 +276,7 @@ function hostState(options: CodeModeServerOptions, where: string): HostState {
       rootDir: baseDir,
       ...(options.configFile ? { configFile: resolve(options.configFile) } : {}),
       ...(spaceOptions.outDir ? { outDir: resolve(baseDir, spaceOptions.outDir) } : {}),
+      ...(options.engines?.database ? { records: new PostgresSkillRecords(options.engines.database) } : {}),
     },
     validator: new ArgumentsValidator(),
     // Tasks a stopped process left are settled by recoverRuns (those whose run paused are resumed).
