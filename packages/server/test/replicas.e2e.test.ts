@@ -129,6 +129,29 @@ describe('approvals across replicas', () => {
   }, 90_000);
 });
 
+describe('the CLI on the shared database', () => {
+  it('lists and approves with `agent-spaces approvals` (DATABASE_URL) a request a run on replica B waits for, and reads the audit', async () => {
+    const client = await legacyClient(b.url, TOKEN);
+    closers.push(() => client.close());
+    const running = call(client, 'execute', { code: script('return (await counter.send({ to: "gina" })).text;') });
+    const env = { DATABASE_URL: service.databaseUrl };
+    const id = await pendingApproval(a, '{"to":"gina"}');
+    const listed = await service.project.cli(['approvals', 'list', '--json'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(id);
+    const approved = await service.project.cli(['approvals', 'approve', id, '--by', 'hank'], env);
+    expect(approved.code, approved.stderr).toBe(0);
+    const answer = await running;
+    expect(answer.isError, answer.text).toBe(false);
+    expect(answer.body.result).toBe('send {"to":"gina"}');
+    const audit = await service.project.cli(['audit', '--json'], env);
+    expect(audit.code, audit.stderr).toBe(0);
+    const records = (JSON.parse(audit.stdout) as { records: { function: string; params?: unknown; decision?: { answeredBy?: string } }[] }).records;
+    const sent = records.find((r) => r.function === 'send' && JSON.stringify(r.params) === '{"to":"gina"}' && r.decision?.answeredBy);
+    expect(sent?.decision?.answeredBy).toBe('hank');
+  }, 90_000);
+});
+
 describe('sessions across replicas', () => {
   it('keeps a 2025-11-25 client\'s session and its variables through the round-robin balancer', async () => {
     const client = await legacyClient(service.url, TOKEN);
@@ -195,8 +218,8 @@ describe('a replica killed under load', () => {
     // No audit row lost: every bump the fixture saw has its audit row.
     const db = new pg.Client({ connectionString: service.databaseUrl });
     await db.connect();
-    closers.push(() => db.end());
     const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM agent_spaces_audit WHERE ended AND entry->>'function' = 'bump'");
+    await db.end();
     expect(Number(rows[0]!.n)).toBe(log.filter((line) => line.startsWith('bump ')).length);
   }, 180_000);
 });

@@ -66,7 +66,11 @@ async function answer(context: CommandContext, approved: boolean): Promise<numbe
   return 0;
 }
 
-/** The desk the options name: `--server` (with `--token` or its environment variable), else the project's store. */
+/**
+ * The desk the options name: `--server` (with `--token` or its environment variable), else the project's store — in
+ * the shared database of `--database-url` (or `$DATABASE_URL`) when there is one, as `mcp serve` replicas keep it.
+ * A command makes one request of it: the database is closed after it.
+ */
 async function openDesk(context: CommandContext): Promise<ApprovalDesk> {
   const server = text(context, 'server');
   if (server !== undefined) {
@@ -74,9 +78,23 @@ async function openDesk(context: CommandContext): Promise<ApprovalDesk> {
     return serverDesk(server, token);
   }
   const project = await loadProject(context);
-  const { projectApprovals } = await import('@agent-spaces/server');
-  const service = projectApprovals(project.rootDir, project.outDir);
-  return { where: project.rootDir, list: () => service.list(), show: (id) => service.show(id), answer: (id, a) => service.answer(id, a) };
+  const { projectState } = await import('@agent-spaces/server');
+  const databaseUrl = text(context, 'database-url') ?? (process.env.DATABASE_URL || undefined);
+  const state = await projectState(project.rootDir, project.outDir, databaseUrl);
+  const once = async <T>(request: () => Promise<T>): Promise<T> => {
+    try {
+      return await request();
+    } finally {
+      await state.close();
+    }
+  };
+  const { approvals } = state;
+  return {
+    where: databaseUrl ? 'the shared database' : project.rootDir,
+    list: () => once(() => approvals.list()),
+    show: (id) => once(() => approvals.show(id)),
+    answer: (id, a) => once(() => approvals.answer(id, a)),
+  };
 }
 
 /** The request as `show` prints it: its fields, then its params and the code of its run, each shown, never acted on. */

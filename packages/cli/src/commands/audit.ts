@@ -1,5 +1,5 @@
 import { AgentSpacesError, jsonText, visibleText } from '@agent-spaces/capabilities';
-import type { AuditRecord } from '@agent-spaces/sdk';
+import type { AuditArchive, AuditRecord } from '@agent-spaces/sdk';
 import type { CommandContext } from './context.js';
 import { loadProject } from './project.js';
 
@@ -10,14 +10,27 @@ const MAX_PARAMS = 80;
 type AuditCallRecord = Extract<AuditRecord, { outcome: unknown }>;
 
 /**
- * `agent-spaces audit [--space S] [--since T] [--json]`: prints the audit records of the project's spaces, read through
- * its audit archive (the logs under `.agent-spaces/audit/`, rotated files included), oldest first, streaming them: a log of any size is printed record by record, the line of a call that
+ * `agent-spaces audit [--space S] [--since T] [--database-url URL] [--json]`: prints the audit records of the project's
+ * spaces, read through its audit archive (the logs under `.agent-spaces/audit/`, rotated files included; or the shared
+ * database of `mcp serve` replicas, `--database-url` or `$DATABASE_URL`), oldest first, streaming them: a log of any
+ * size is printed record by record, the line of a call that
  * started waiting for approval as `→ waiting (call <id>)`. `--json` prints one document,
  * `{ "records": [...], "malformed": n }`, one record per line.
  */
 export async function audit(context: CommandContext): Promise<number> {
-  const { FileAuditArchive } = await import('@agent-spaces/sdk');
+  const { projectState } = await import('@agent-spaces/server');
   const project = await loadProject(context);
+  const given = context.values['database-url'];
+  const state = await projectState(project.rootDir, project.outDir, typeof given === 'string' ? given : process.env.DATABASE_URL || undefined);
+  try {
+    return await printAudit(context, state.audit);
+  } finally {
+    await state.close();
+  }
+}
+
+/** Prints the records of `archive` that the options select. */
+async function printAudit(context: CommandContext, archive: AuditArchive): Promise<number> {
   const since = typeof context.values.since === 'string' ? parseSince(context.values.since) : undefined;
   const space = typeof context.values.space === 'string' ? context.values.space : undefined;
   const json = context.values.json === true;
@@ -25,7 +38,7 @@ export async function audit(context: CommandContext): Promise<number> {
   let count = 0;
   let asked = 0;
   let malformed = 0;
-  const records = new FileAuditArchive(project.outDir).records({ ...(space !== undefined ? { space } : {}), ...(since ? { since } : {}), onMalformed: () => malformed++ });
+  const records = archive.records({ ...(space !== undefined ? { space } : {}), ...(since ? { since } : {}), onMalformed: () => malformed++ });
   // JSON: each record is printed once the next one (or the end) says whether a comma follows it.
   let pending: string | undefined;
   if (json) context.output.out('{\n  "records": [');

@@ -148,6 +148,7 @@ export const commands: Command[] = [
       config,
       space: { type: 'string', description: 'Only this space (default: every space)', valueName: 'name' },
       since: { type: 'string', description: 'Only calls since an ISO time or a duration ago (30s, 10m, 2h, 7d)', valueName: 'time' },
+      'database-url': { type: 'string', description: 'Read the shared database of mcp serve replicas (default: $DATABASE_URL)', valueName: 'url' },
       json,
     },
     load: async () => (await import('./audit.js')).audit,
@@ -162,6 +163,7 @@ function approvalCommands(): Command[] {
     out: { type: 'string', description: 'Build output folder (default: .agent-spaces)', valueName: 'dir' },
     server: { type: 'string', description: 'Use the /approvals API of a running mcp serve at this URL instead of the project\'s store', valueName: 'url' },
     token: { type: 'string', description: 'Bearer token of --server (default: $AGENT_SPACES_TOKEN, then $AGENT_SPACES_MCP_TOKEN)', valueName: 'token' },
+    'database-url': { type: 'string', description: 'The shared database of mcp serve replicas (default: $DATABASE_URL)', valueName: 'url' },
     json,
   };
   const answer: Record<string, CommandOption> = {

@@ -1,11 +1,27 @@
-import type { ApprovalService } from '@agent-spaces/bridge';
+import { FileAuditArchive, PostgresAuditArchive, SharedDatabase, type ApprovalService, type AuditArchive } from '@agent-spaces/bridge';
 import { durableState } from '../durable/state.js';
 
+/** What `agent-spaces approvals` and `agent-spaces audit` read of a project's durable state; close it when done. */
+export interface ProjectState {
+  /** The approval requests, read and answered where `mcp serve` keeps them. */
+  readonly approvals: ApprovalService;
+  /** The audit records of every space. */
+  readonly audit: AuditArchive;
+  close(): Promise<void>;
+}
+
 /**
- * The approval requests of the project at `rootDir` (build output `outDir`, default `.agent-spaces`), read and answered
- * where `mcp serve` keeps them (`<outDir>/state/approvals/`), with the stores it reads them with: what `agent-spaces
- * approvals` uses without `--server`. An answer written here reaches the run waiting for it in the server's process.
+ * The durable state of the project at `rootDir` (build output `outDir`, default `.agent-spaces`) where `mcp serve`
+ * keeps it: in the shared database `databaseUrl` when given (replicas; docs/deployment.md), else in files under
+ * `<outDir>/`. An answer written here reaches the run waiting for it in the server's process (or replica). Rejects
+ * `STORE_UNAVAILABLE` when the database cannot be reached.
  */
-export function projectApprovals(rootDir: string, outDir?: string): ApprovalService {
-  return durableState(rootDir, outDir).approvals;
+export async function projectState(rootDir: string, outDir: string | undefined, databaseUrl?: string): Promise<ProjectState> {
+  const database = databaseUrl ? await SharedDatabase.open(databaseUrl, { applicationName: 'agent-spaces cli' }) : undefined;
+  const durable = durableState(rootDir, outDir, database);
+  return {
+    approvals: durable.approvals,
+    audit: database ? new PostgresAuditArchive(database) : new FileAuditArchive(durable.outDir),
+    close: async () => database?.close(),
+  };
 }
