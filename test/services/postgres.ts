@@ -23,7 +23,7 @@ export interface PostgresServer {
 }
 
 /** Where Debian's PostgreSQL binaries are (the highest version installed); throws naming the package when none is. */
-export function postgresBin(): string {
+function postgresBin(): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres'))) : [];
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];

@@ -89,7 +89,7 @@ export interface ServerSessionsOptions {
 }
 
 /** The replicas of a service, as sessions need them: this one's id, and whether another is alive. */
-export interface SessionHolders {
+interface SessionHolders {
   readonly id: string;
   alive(replica: string): Promise<boolean>;
 }

@@ -4,7 +4,7 @@ import type { SharedDatabase } from '@agent-spaces/bridge';
 /** How often a replica says it is alive. */
 const HEARTBEAT_MS = 1_000;
 /** A replica silent this long is gone: its sessions are restored elsewhere, its paused runs resumed elsewhere. */
-export const REPLICA_SILENCE_MS = 4_000;
+const REPLICA_SILENCE_MS = 4_000;
 
 /**
  * The replicas of one service that share a database (docs/deployment.md): each puts itself on record with the URL the

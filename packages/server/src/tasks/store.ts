@@ -39,7 +39,7 @@ const DEFAULT_LIMITS: TaskLimits = {
 const RESTARTED = 'the server restarted while the task ran';
 
 /** The replica this server is, when replicas share the task records: a task's runner is a replica, not a pid. */
-export interface TaskOwner {
+interface TaskOwner {
   /** This replica's id, kept on each task it creates or takes over. */
   replica: string;
   /** Resolves true while replica `replica` lives: its tasks are left to it; a dead one's are settled by a live one. */

@@ -4,7 +4,7 @@ import type { Database } from './database.js';
 import { unavailable } from './errors.js';
 
 /** The channel an answer is announced on (payload: the request's id). */
-export const APPROVALS_CHANNEL = 'agent_spaces_approvals';
+const APPROVALS_CHANNEL = 'agent_spaces_approvals';
 /** How often a waiting call looks for its answer itself: a notification lost while reconnecting must not hang it. */
 const RECHECK_MS = 1_000;
 const DAY_MS = 86_400_000;
