@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_TOOL_NAMES } from '../src/config.js';
 import { startHttpServer, type HttpServerHandle } from '../src/http.js';
 import { createCodeModeHost, type CodeModeHost } from '../src/server.js';
-import { callTool as legacyCall, newClient } from './support/client.js';
+import { callTool, newClient } from './support/client.js';
 import { createProject, type TestProject } from './support/project.js';
 import { HttpServe } from './support/serve.js';
 
@@ -59,19 +59,6 @@ async function modernClient(token = TOKEN, url = http.url): Promise<{ client: Mo
   const client = new ModernClient({ name: 'modern-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
   await client.connect(transport);
   return { client, transport, responses };
-}
-
-async function modernCall(client: ModernClient, name: string, args: Record<string, unknown> = {}): Promise<Answer> {
-  const result = await client.callTool({ name, arguments: args });
-  const first = result.content[0];
-  const text = first?.type === 'text' ? first.text : '';
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // plain-text answers stay text
-  }
-  return { isError: result.isError === true, body };
 }
 
 async function legacyClient(token = TOKEN, url = http.url) {
@@ -128,8 +115,8 @@ describe('mcp serve over HTTP speaks 2026-07-28 beside 2025-11-25', () => {
     expect(modernTools).toEqual([...BUILTIN_TOOL_NAMES].sort());
     expect(modernTools).toEqual(legacyTools);
 
-    const modernRun = await modernCall(modern.client, 'execute', { code: SCHEDULE_CODE });
-    const legacyRun = await legacyCall(legacy.client, 'execute', { code: SCHEDULE_CODE });
+    const modernRun = await callTool(modern.client, 'execute', { code: SCHEDULE_CODE });
+    const legacyRun = await callTool(legacy.client, 'execute', { code: SCHEDULE_CODE });
     expect(modernRun).toMatchObject({ isError: false, body: { result: 2 } });
     expect(legacyRun.body.result).toBe(modernRun.body.result);
 
@@ -143,13 +130,13 @@ describe('mcp serve over HTTP speaks 2026-07-28 beside 2025-11-25', () => {
 
   it('keeps a REPL variable across send_code calls that are separate requests naming only the session id', async () => {
     const legacy = await legacyClient();
-    const legacySession: string = (await legacyCall(legacy.client, 'create_session')).body.sessionId;
-    await legacyCall(legacy.client, 'send_code', { sessionId: legacySession, code: 'const x = 41;' });
-    const legacyAnswer = await legacyCall(legacy.client, 'send_code', { sessionId: legacySession, code: 'return x + 1;' });
+    const legacySession: string = (await callTool(legacy.client, 'create_session')).body.sessionId;
+    await callTool(legacy.client, 'send_code', { sessionId: legacySession, code: 'const x = 41;' });
+    const legacyAnswer = await callTool(legacy.client, 'send_code', { sessionId: legacySession, code: 'return x + 1;' });
 
     const first = await modernClient();
-    const sessionId: string = (await modernCall(first.client, 'create_session')).body.sessionId;
-    expect((await modernCall(first.client, 'send_code', { sessionId, code: 'const x = 41;' })).isError).toBe(false);
+    const sessionId: string = (await callTool(first.client, 'create_session')).body.sessionId;
+    expect((await callTool(first.client, 'send_code', { sessionId, code: 'const x = 41;' })).isError).toBe(false);
     await first.client.close();
     // A lone HTTP request, from no client connection at all, with only the session id.
     const response = await modernRequest('tools/call', { name: 'send_code', arguments: { sessionId, code: 'return x + 1;' } });
@@ -174,7 +161,7 @@ describe('mcp serve over HTTP speaks 2026-07-28 beside 2025-11-25', () => {
     const before = project.deletions.length;
     const { client } = await modernClient();
     const code = "import { vault } from '@capabilities/vault';\ntry { return await vault.deleteSecrets(); } catch (error) { const { code, message } = error as { code: string; message: string }; return { code, message }; }";
-    const answer = await modernCall(client, 'execute', { code });
+    const answer = await callTool(client, 'execute', { code });
     expect(answer.isError, JSON.stringify(answer.body)).toBe(false);
     expect(answer.body.result.code).toBe('APPROVAL_DENIED');
     expect(answer.body.result.message).toContain('2026-07-28');
@@ -189,8 +176,8 @@ describe('2026-07-28 requests are the principal’s, checked on every request', 
     const other = await startHttpServer({ createServer: () => host.createServer(), createModernServer: (auth) => host.createModernServer(auth), port: 0, authToken: OTHER_TOKEN });
     try {
       const alice = await modernClient();
-      const sessionId: string = (await modernCall(alice.client, 'create_session')).body.sessionId;
-      await modernCall(alice.client, 'send_code', { sessionId, code: 'const secret = "s3cr3t-value";' });
+      const sessionId: string = (await callTool(alice.client, 'create_session')).body.sessionId;
+      await callTool(alice.client, 'send_code', { sessionId, code: 'const secret = "s3cr3t-value";' });
       const bobAt = (method: string, params: Record<string, unknown>) =>
         fetch(other.url, {
           method: 'POST',
@@ -218,7 +205,7 @@ describe('2026-07-28 requests are the principal’s, checked on every request', 
       const listed = await bobAt('tools/call', { name: 'list_sessions', arguments: {} });
       expect(toolText((await message(listed)).result).body.sessions).toEqual([]);
       // Alice's session is untouched by all of it.
-      expect(await modernCall(alice.client, 'send_code', { sessionId, code: 'return secret.length;' })).toMatchObject({ isError: false, body: { result: 12 } });
+      expect(await callTool(alice.client, 'send_code', { sessionId, code: 'return secret.length;' })).toMatchObject({ isError: false, body: { result: 12 } });
       await alice.client.close();
     } finally {
       await other.close();
@@ -227,7 +214,7 @@ describe('2026-07-28 requests are the principal’s, checked on every request', 
 
   it('keeps a 2025-11-25 client’s sessions from a 2026-07-28 request of the same token', async () => {
     const legacy = await legacyClient();
-    const sessionId: string = (await legacyCall(legacy.client, 'create_session')).body.sessionId;
+    const sessionId: string = (await callTool(legacy.client, 'create_session')).body.sessionId;
     const response = await modernRequest('tools/call', { name: 'send_code', arguments: { sessionId, code: 'return 1;' } });
     expect(toolText((await message(response)).result)).toMatchObject({ isError: true, body: { code: 'SESSION_NOT_FOUND' } });
     await legacy.client.close();
@@ -322,7 +309,7 @@ describe('agent-spaces mcp serve --port (the CLI) serves both revisions', () => 
       expect(legacy.transport.sessionId).toBeDefined();
       expect(modern.transport.sessionId).toBeUndefined();
       const code = 'export default [1, 2, 3].reduce((a, b) => a + b, 0);';
-      const [a, b] = [await modernCall(modern.client, 'execute', { code }), await legacyCall(legacy.client, 'execute', { code })];
+      const [a, b] = [await callTool(modern.client, 'execute', { code }), await callTool(legacy.client, 'execute', { code })];
       expect(a).toMatchObject({ isError: false, body: { result: 6 } });
       expect(b.body.result).toBe(a.body.result);
       expect(modern.responses.every((h) => h.get('mcp-session-id') === null)).toBe(true);

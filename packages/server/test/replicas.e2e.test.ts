@@ -7,7 +7,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { makeProject, type Project } from '../../../test/fixtures/project.js';
-import { ReplicatedService, call, legacyClient, modernClient, type Replica } from './support/replicas.js';
+import { callTool as call } from './support/client.js';
+import { ReplicatedService, legacyClient, modernClient, type Replica } from './support/replicas.js';
 
 const TOKEN = 'replicas-token-3f9a1c';
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/mcp-tools-server.mjs', import.meta.url));

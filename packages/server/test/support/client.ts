@@ -33,8 +33,13 @@ export interface ToolAnswer {
   body: any;
 }
 
-/** Calls tool `name` and reads its single text content. */
-export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> {
+/** What {@link callTool} needs of a client: the 1.x SDK's (2025-11-25) or the v2 SDK's (2026-07-28). */
+interface ToolCaller {
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
+}
+
+/** Calls tool `name` with either SDK's client and reads its single text content. */
+export async function callTool(client: ToolCaller, name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   const first = result.content[0];
   const text = first?.type === 'text' ? first.text : '';

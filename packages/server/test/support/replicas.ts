@@ -1,12 +1,11 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startHaproxy, type HaproxyServer } from '../../../../test/services/haproxy.js';
 import { startPostgres, type PostgresServer } from '../../../../test/services/postgres.js';
 import { startRedis, type RedisServer } from '../../../../test/services/redis.js';
 import type { Project } from '../../../../test/fixtures/project.js';
-import { newClient, type ToolAnswer } from './client.js';
+import { newClient } from './client.js';
 import { HttpServe } from './serve.js';
 
 /** One `mcp serve` replica of a test service: its process and its MCP endpoint. */
@@ -75,18 +74,4 @@ export async function modernClient(url: string, token: string): Promise<ModernCl
   const client = new ModernClient({ name: 'agent-spaces-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await client.connect(new ModernTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   return client;
-}
-
-/** Calls tool `name` with either client and reads its single text content (parsed when it is JSON). */
-export async function call(client: Client | ModernClient, name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  const first = result.content[0];
-  const text = first?.type === 'text' ? first.text : '';
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { isError: result.isError === true, text, body };
 }
