@@ -179,6 +179,23 @@ describe('sessions across replicas', () => {
   }, 60_000);
 });
 
+describe('a forwarded call that takes long', () => {
+  it('waits through replica B for a call replica A holds past the connect timeout (an approval 6 s later)', async () => {
+    const onA = await modernClient(a.url, TOKEN);
+    const onB = await modernClient(b.url, TOKEN);
+    closers.push(() => onA.close(), () => onB.close());
+    const sessionId = (await call(onA, 'create_session')).body.sessionId as string;
+    const waiting = call(onB, 'send_code', { sessionId, code: script('return (await counter.send({ to: "ivy" })).text;') });
+    const id = await pendingApproval(a, '{"to":"ivy"}');
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    expect(await approve(a, id, 'judy')).toBe(200);
+    const answer = await waiting;
+    expect(answer.isError, answer.text).toBe(false);
+    expect(answer.body.result).toBe('send {"to":"ivy"}');
+    expect((await calls(service.project)).filter((line) => line === 'send {"to":"ivy"}')).toHaveLength(1);
+  }, 60_000);
+});
+
 describe('a replica killed under load', () => {
   it('leaves clients of B unharmed, restores A\'s sessions on B, loses no audit row and resumes A\'s paused run on B', async () => {
     const victim = await service.addReplica();

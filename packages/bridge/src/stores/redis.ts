@@ -5,7 +5,10 @@ import type { Admission, RateLimitStore, RateWindow } from './rate-limit.js';
 
 /** Options of {@link SharedCounters.open}. */
 export interface SharedCountersOptions {
-  /** How long connecting, and then any one command, may take before it fails with `STORE_UNAVAILABLE` (default 2000). */
+  /**
+   * How long connecting, and then any one command, may take before it fails with `STORE_UNAVAILABLE` (default 5000: a
+   * busy replica's event loop can hold a reply back for seconds; a refused connection fails at once).
+   */
   connectTimeoutMs?: number;
   /** Put before every key, so deployments (or tests) can share one Redis (default `agent-spaces:`). */
   prefix?: string;
@@ -97,7 +100,7 @@ export class SharedCounters {
    * answer within `connectTimeoutMs`.
    */
   static async open(url: string, options: SharedCountersOptions = {}): Promise<SharedCounters> {
-    const timeoutMs = options.connectTimeoutMs ?? 2_000;
+    const timeoutMs = options.connectTimeoutMs ?? 5_000;
     const { Redis } = await import('ioredis');
     const redis = new Redis(url, {
       lazyConnect: true,
