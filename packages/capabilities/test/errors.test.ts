@@ -80,6 +80,7 @@ describe('the error code table', () => {
       'SPACE_NOT_FOUND',
       'INVALID_FORMAT',
       'TOO_MANY_SESSIONS',
+      'STORE_UNAVAILABLE',
       'TOO_MANY_TASKS',
       'SESSION_NOT_FOUND',
       'INVALID_ARGUMENTS',

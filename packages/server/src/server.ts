@@ -190,6 +190,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       closed = true;
       recovery.abort();
       await skills?.close();
+      await state.tasks.close();
       // Sessions first, kept for a restarted server (a connection's close would end them for good).
       await state.sessions.closeAll();
       const open = [...connections];
