@@ -198,7 +198,7 @@ async function oneClient(url, i, leave, kind = '1.x') {
     if (leave === 'close_session') await step('close_session', client.callTool({ name: 'close_session', arguments: { sessionId } }));
     outcome.ok = true;
   } catch (error) {
-    outcome.error = error instanceof Error ? error.message : String(error);
+    outcome.error = error instanceof Error ? `${error.message}${error.cause ? ` (${error.cause.code ?? ''} ${error.cause.message ?? error.cause})` : ''}` : String(error);
   } finally {
     if (connection && leave === 'delete') await step('DELETE', connection.transport.terminateSession()).catch(() => undefined);
     await connection?.client.close().catch(() => undefined);

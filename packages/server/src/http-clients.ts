@@ -57,6 +57,12 @@ interface Tracked {
 
 /** Ended sessions whose reason is kept for a later request. */
 const MAX_ENDED = 1_000;
+/**
+ * How often an open event stream that carries nothing gets an SSE comment: a proxy or load balancer in front (HAProxy,
+ * nginx) notices that its client went away only when it writes to it, and would keep the stream — and the client's
+ * sessions — open until its own timeout. The comment also keeps proxies' idle timeouts from cutting a quiet stream.
+ */
+const STREAM_HEARTBEAT_MS = 10_000;
 
 
 /**
@@ -132,6 +138,7 @@ export class HttpClients {
     if (stream) {
       tracked.streams++;
       tracked.streamed = true;
+      heartbeat(res);
     } else {
       tracked.active++;
     }
@@ -205,4 +212,16 @@ function first<T>(items: Set<T>): T {
 
 function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
+}
+
+/**
+ * Writes an SSE comment on `res`, the answer to a client's GET (its event stream), every {@link STREAM_HEARTBEAT_MS}
+ * once its headers are out, until it ends (a GET the transport refuses is answered and ended at once).
+ */
+function heartbeat(res: ServerResponse): void {
+  const timer = setInterval(() => {
+    if (res.headersSent && !res.writableEnded) res.write(': keepalive\n\n');
+  }, STREAM_HEARTBEAT_MS);
+  timer.unref();
+  res.once('close', () => clearInterval(timer));
 }

@@ -120,7 +120,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   let guard: RequestGuard | undefined;
 
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const timeouts = { requestTimeout, headersTimeout: Math.min(requestTimeout, MAX_HEADERS_TIMEOUT_MS), connectionsCheckingInterval: 1_000 };
+  const timeouts = { requestTimeout, headersTimeout: Math.min(requestTimeout, MAX_HEADERS_TIMEOUT_MS), connectionsCheckingInterval: 1_000, keepAliveTimeout: 65_000 };
   const listener = createHttpServer(timeouts, (req, res) => {
     heard(req.socket);
     res.once('finish', () => logRefusal(log, req, res));

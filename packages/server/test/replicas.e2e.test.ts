@@ -167,6 +167,23 @@ describe('sessions across replicas', () => {
     }
   }, 60_000);
 
+  it('ends the sessions of 2025-11-25 clients that leave without DELETE through the balancer', async () => {
+    const sessions = async () => {
+      const counts = await Promise.all(service.replicas.map(async (r) => (await fetch(`${new URL(r.url).origin}/health`)).json() as Promise<{ sessions: number }>));
+      return counts.reduce((sum, count) => sum + count.sessions, 0);
+    };
+    const before = await sessions();
+    const leaving = await Promise.all([0, 1, 2, 3].map(() => legacyClient(service.url, TOKEN)));
+    for (const client of leaving) {
+      const sessionId = (await call(client, 'create_session')).body.sessionId as string;
+      expect((await call(client, 'send_code', { sessionId, code: 'return 1;' })).body.result).toBe(1);
+    }
+    expect(await sessions()).toBe(before + 4);
+    await Promise.all(leaving.map((client) => client.close()));
+    // The balancer notices a client gone when the server's event-stream heartbeat (every 10 s) is written to it.
+    await expect.poll(sessions, { timeout: 30_000, interval: 500 }).toBe(before);
+  }, 60_000);
+
   it('uses through replica B a 2026-07-28 session created through replica A, with its variables', async () => {
     const onA = await modernClient(a.url, TOKEN);
     const onB = await modernClient(b.url, TOKEN);
