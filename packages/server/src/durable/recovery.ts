@@ -17,7 +17,9 @@ import type { TaskRecord } from '../tasks/record.js';
  */
 async function recoverRuns(state: HostState, signal: AbortSignal, resuming = new Set<string>()): Promise<void> {
   const kept: KeptRun[] = [];
-  for (const run of await state.durable.runs.keptRuns()) if (!resuming.has(run.id) && (await gone(state, run))) kept.push(run);
+  // Only paused and running runs are recovered (a session's ended runs stay for its restore): a sweep reads no ledger else.
+  const candidates = [...(await state.durable.runs.keptRuns({ status: 'paused' })), ...(await state.durable.runs.keptRuns({ status: 'running' }))];
+  for (const run of candidates) if (!resuming.has(run.id) && (await gone(state, run))) kept.push(run);
   const paused = new Set(kept.filter((run) => run.status === 'paused').map((run) => run.id));
   for (const task of await state.tasks.unfinished()) {
     if (!(await orphaned(state, task))) continue;
