@@ -26,7 +26,6 @@ export {
   type FileAuditStoreOptions,
 } from './stores/audit.js';
 export { MemoryRateLimitStore, type Admission, type RateLimitStore, type RateWindow } from './stores/rate-limit.js';
-export { RedisRateLimitStore, SharedCounters, type SharedCountersOptions } from './stores/redis.js';
 export { MemoryApprovalStore } from './stores/approvals.js';
 export { FileApprovalStore, type FileApprovalStoreOptions } from './stores/approval-files.js';
 export { stateFolder } from './stores/state-files.js';
@@ -46,13 +45,6 @@ export {
 export { FileRunStore, type FileRunStoreOptions } from './stores/run-files.js';
 export { MemorySessionStore, type SessionInfo, type SessionQuery, type SessionStore } from './stores/sessions.js';
 export { FileSessionStore } from './stores/session-files.js';
-/** The shared stores in PostgreSQL: one database object hands out every store (several replicas can share it). */
-export { SharedDatabase, type Database, type Query, type SharedDatabaseOptions } from './stores/postgres/database.js';
-export { MIGRATIONS, type Migration } from './stores/postgres/migrations.js';
-export { PostgresAuditArchive, PostgresAuditStore } from './stores/postgres/audit.js';
-export { PostgresApprovalStore, type PostgresApprovalStoreOptions } from './stores/postgres/approvals.js';
-export { PostgresRunStore, type PostgresRunStoreOptions } from './stores/postgres/runs.js';
-export { PostgresSessionStore } from './stores/postgres/sessions.js';
 export { createPolicy } from './policy.js';
 export { loadCapabilities, type LoadOptions } from './load.js';
 export { createOpenApiExecutor } from './executors/openapi.js';

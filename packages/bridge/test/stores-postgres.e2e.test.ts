@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry, AuditStore, KeptRun } from '../src/index.js';
-import { createBridge, createGate, MemoryRateLimitStore, MIGRATIONS, PostgresAuditArchive, PostgresRunStore, SharedDatabase } from '../src/index.js';
+import { createBridge, createGate, MemoryRateLimitStore } from '../src/index.js';
+import { MIGRATIONS, PostgresAuditArchive, PostgresRunStore, SharedDatabase } from '../src/shared-entry.js';
 import { startPostgres, type PostgresServer } from '../../../test/services/postgres.js';
 import { errorOf, memoryCapability, msg } from './fixtures.js';
 import { storeContract } from './stores-contract.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
-import { createBridge, SharedCounters, type Admission, type RateWindow } from '../src/index.js';
+import { createBridge, type Admission, type RateWindow } from '../src/index.js';
+import { SharedCounters } from '../src/shared-entry.js';
 import { startRedis, type RedisServer } from '../../../test/services/redis.js';
 import { errorOf, memoryCapability, msg } from './fixtures.js';
 import { rateLimitContract } from './stores-contract.js';

@@ -1,4 +1,4 @@
-import type { SharedCounters } from '@agent-spaces/bridge';
+import type { SharedCounters } from '@agent-spaces/bridge/shared';
 import type { RateLimitSettings } from './config.js';
 
 /** Counts the HTTP requests of each client key in fixed windows (the front door's rate limit). */

@@ -3,7 +3,7 @@
 // replica's tasks are failed by a live one; the per-principal cap holds across both; an outage rejects at once.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
-import { SharedDatabase } from '@agent-spaces/bridge';
+import { SharedDatabase } from '@agent-spaces/bridge/shared';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { PostgresTaskRecords } from '../src/tasks/postgres.js';
 import { ServerTasks, type TaskOptions } from '../src/tasks/store.js';

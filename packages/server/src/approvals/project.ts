@@ -1,4 +1,5 @@
-import { FileAuditArchive, PostgresAuditArchive, SharedDatabase, type ApprovalService, type AuditArchive } from '@agent-spaces/bridge';
+import { FileAuditArchive, type ApprovalService, type AuditArchive } from '@agent-spaces/bridge';
+import { PostgresAuditArchive, SharedDatabase } from '@agent-spaces/bridge/shared';
 import { durableState } from '../durable/state.js';
 
 /** What `agent-spaces approvals` and `agent-spaces audit` read of a project's durable state; close it when done. */

@@ -8,8 +8,8 @@ import {
   type AuditStore,
   type RunStore,
   type SessionStore,
-  type SharedDatabase,
 } from '@agent-spaces/bridge';
+import type { SharedDatabase } from '@agent-spaces/bridge/shared';
 
 /**
  * What a server keeps across restarts: approval requests and their answers, runs that paused (and sessions' runs)

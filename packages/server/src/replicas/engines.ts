@@ -1,4 +1,4 @@
-import { SharedCounters, SharedDatabase } from '@agent-spaces/bridge';
+import { SharedCounters, SharedDatabase } from '@agent-spaces/bridge/shared';
 import { ReplicaRegistry } from './registry.js';
 
 /** Where a server keeps shared state (docs/deployment.md): both unset keeps today's embedded stores. */

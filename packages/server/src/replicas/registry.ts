@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { SharedDatabase } from '@agent-spaces/bridge';
+import type { SharedDatabase } from '@agent-spaces/bridge/shared';
 
 /** How often a replica says it is alive. */
 const HEARTBEAT_MS = 1_000;

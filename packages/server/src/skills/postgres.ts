@@ -7,7 +7,7 @@ export const SKILLS_CHANNEL = 'agent_spaces_skills';
 type Query = <R = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<R[]>;
 
 /**
- * What {@link PostgresSkillRecords} uses of a `SharedDatabase` (`@agent-spaces/bridge`): the `agent_spaces_skills`
+ * What {@link PostgresSkillRecords} uses of a `SharedDatabase` (`@agent-spaces/bridge/shared`): the `agent_spaces_skills`
  * table of its migrations, statements and transactions. Its errors pass through (`STORE_UNAVAILABLE` when PostgreSQL
  * did not answer).
  */
