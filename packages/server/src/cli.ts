@@ -90,10 +90,10 @@ export async function serve(context: ServeContext): Promise<number> {
 async function openEngines(flags: Flags, settings: ServerSettings, say: (text: string) => void): Promise<SharedEngines | undefined | false> {
   const databaseUrl = flags.databaseUrl ?? settings.databaseUrl ?? nonEmpty(process.env.DATABASE_URL);
   const redisUrl = flags.redisUrl ?? settings.redisUrl ?? nonEmpty(process.env.REDIS_URL);
-  if (databaseUrl === undefined && redisUrl === undefined) return undefined;
+  const server = { ...(databaseUrl ? { databaseUrl } : {}), ...(redisUrl ? { redisUrl } : {}), ...(flags.advertiseUrl ? { advertiseUrl: flags.advertiseUrl } : {}) };
   try {
-    const server = { ...(databaseUrl ? { databaseUrl } : {}), ...(redisUrl ? { redisUrl } : {}), ...(flags.advertiseUrl ? { advertiseUrl: flags.advertiseUrl } : {}) };
     parseServerConfig({ server }, 'the shared stores (--database-url, --redis-url, --advertise-url, DATABASE_URL, REDIS_URL)');
+    if (databaseUrl === undefined && redisUrl === undefined) return undefined;
     const engines = await SharedEngines.open(server);
     say(`shared stores: ${[databaseUrl && 'PostgreSQL', redisUrl && 'Redis'].filter(Boolean).join(' and ')}`);
     return engines;

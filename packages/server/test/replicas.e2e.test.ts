@@ -80,6 +80,25 @@ afterAll(async () => {
   for (const close of closers.reverse()) await close().catch(() => undefined);
 }, 60_000);
 
+describe('bad engine settings', () => {
+  it('refuses to start on a URL that is not PostgreSQL or Redis, or an engine that does not answer, never echoing the URL', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--database-url', 'http://user:hunter2@example.test/db'], /must be a postgres: or postgresql: URL/],
+      [['--database-url', 'not a url hunter2'], /must be a URL/],
+      [['--redis-url', 'postgres://user:hunter2@127.0.0.1/db'], /must be a redis: or rediss: or valkey: URL/],
+      [['--advertise-url', 'ftp://hunter2@host'], /must be a http: or https: URL/],
+      [['--database-url', 'postgres://user:hunter2@127.0.0.1:1/db'], /PostgreSQL is unavailable/],
+      [['--redis-url', 'redis://:hunter2@127.0.0.1:1'], /Redis is unavailable/],
+    ];
+    for (const [flags, message] of cases) {
+      const result = await service.project.cli(['mcp', 'serve', '--port', '0', ...flags], { DATABASE_URL: '', REDIS_URL: '' });
+      expect(result.code, flags.join(' ')).toBe(1);
+      expect(result.stderr, flags.join(' ')).toMatch(message);
+      expect(result.stderr, flags.join(' ')).not.toContain('hunter2');
+    }
+  }, 90_000);
+});
+
 describe('both protocol revisions', () => {
   it('serves a 2025-11-25 client and a 2026-07-28 client on each replica and through the balancer', async () => {
     for (const url of [a.url, b.url, service.url]) {
