@@ -46,10 +46,17 @@ const SWEEP_MS = 2_000;
  */
 export function watchRecovery(state: HostState, signal: AbortSignal): void {
   const resuming = new Set<string>();
-  const sweep = () =>
-    recoverRuns(state, signal, resuming).catch((error: unknown) => {
-      if (!signal.aborted) state.log.event('run.resumed', { ok: false, code: toWireError(error).code, message: toWireError(error).message }, 'error');
-    });
+  // One sweep at a time: a slow one (a slow database) is not overtaken by the next, which could claim a run twice.
+  let sweeping = false;
+  const sweep = async () => {
+    if (sweeping) return;
+    sweeping = true;
+    await recoverRuns(state, signal, resuming)
+      .catch((error: unknown) => {
+        if (!signal.aborted) state.log.event('run.resumed', { ok: false, code: toWireError(error).code, message: toWireError(error).message }, 'error');
+      })
+      .finally(() => (sweeping = false));
+  };
   void sweep();
   if (!state.replicas) return;
   const timer = setInterval(() => void sweep(), SWEEP_MS);
