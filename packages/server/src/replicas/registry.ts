@@ -23,8 +23,8 @@ export class ReplicaRegistry {
   readonly #db: SharedDatabase;
   #url: string | undefined;
   #timer: NodeJS.Timeout | undefined;
-  /** Replica ids seen alive, with when they were last seen: asked at most once per heartbeat. */
-  readonly #seen = new Map<string, { alive: boolean; at: number }>();
+  /** What was last seen of each replica (its URL when alive) and when: asked at most once per heartbeat. */
+  readonly #seen = new Map<string, { url: string | undefined; at: number }>();
   /** Replicas that could not be reached (by id), until when: gone, whatever their last heartbeat says. */
   readonly #unreachable = new Map<string, number>();
 
@@ -47,6 +47,10 @@ export class ReplicaRegistry {
 
   /** Puts this replica, reached at `url`, on record, and says every second from now on that it is alive. */
   async join(url: string): Promise<void> {
+    // Replicas silent for a day are gone for good: their rows go, with the transport sessions and claims they held.
+    await this.#db.query("DELETE FROM agent_spaces_replicas WHERE heartbeat_at < now() - interval '1 day'");
+    await this.#db.query('DELETE FROM agent_spaces_transport_sessions WHERE replica NOT IN (SELECT id FROM agent_spaces_replicas)');
+    await this.#db.query('DELETE FROM agent_spaces_claims WHERE replica NOT IN (SELECT id FROM agent_spaces_replicas)');
     await this.#db.query('INSERT INTO agent_spaces_replicas (id, url, started_at, heartbeat_at) VALUES ($1, $2, now(), now())', [this.id, url]);
     this.#url = url;
     this.#timer = setInterval(() => void this.#beat().catch(() => undefined), HEARTBEAT_MS);
@@ -55,25 +59,27 @@ export class ReplicaRegistry {
 
   /** Whether replica `id` is this one or said it was alive within {@link REPLICA_SILENCE_MS}. */
   async alive(id: string): Promise<boolean> {
-    if (id === this.id) return true;
-    if ((this.#unreachable.get(id) ?? 0) > Date.now()) return false;
-    const seen = this.#seen.get(id);
-    if (seen && Date.now() - seen.at < HEARTBEAT_MS) return seen.alive;
-    const rows = await this.#db.query<{ alive: boolean }>(
-      'SELECT heartbeat_at > now() - make_interval(secs => $2::double precision / 1000) AS alive FROM agent_spaces_replicas WHERE id = $1',
-      [id, REPLICA_SILENCE_MS],
-    );
-    const alive = rows[0]?.alive === true;
-    this.#seen.set(id, { alive, at: Date.now() });
-    if (this.#seen.size > 1_000) this.#seen.delete(this.#seen.keys().next().value!);
-    return alive;
+    return id === this.id || (await this.#look(id)) !== undefined;
   }
 
   /** Replica `id`'s URL while it is alive and not this one; undefined otherwise. */
   async peer(id: string): Promise<{ id: string; url: string } | undefined> {
-    if (id === this.id || !(await this.alive(id))) return undefined;
-    const [row] = await this.#db.query<{ url: string }>('SELECT url FROM agent_spaces_replicas WHERE id = $1', [id]);
-    return row && { id, url: row.url };
+    const url = id === this.id ? undefined : await this.#look(id);
+    return url === undefined ? undefined : { id, url };
+  }
+
+  /** The URL of replica `id` when it is alive (asked of the database at most once per heartbeat); else undefined. */
+  async #look(id: string): Promise<string | undefined> {
+    if ((this.#unreachable.get(id) ?? 0) > Date.now()) return undefined;
+    const seen = this.#seen.get(id);
+    if (seen && Date.now() - seen.at < HEARTBEAT_MS) return seen.url;
+    const [row] = await this.#db.query<{ url: string }>(
+      'SELECT url FROM agent_spaces_replicas WHERE id = $1 AND heartbeat_at > now() - make_interval(secs => $2::double precision / 1000)',
+      [id, REPLICA_SILENCE_MS],
+    );
+    this.#seen.set(id, { url: row?.url, at: Date.now() });
+    if (this.#seen.size > 1_000) this.#seen.delete(this.#seen.keys().next().value!);
+    return row?.url;
   }
 
   /**
@@ -88,11 +94,6 @@ export class ReplicaRegistry {
   /** Marks a transport session (a 2025-11-25 `Mcp-Session-Id`, by its tag) as held here. */
   async hold(sessionTag: string): Promise<void> {
     await this.#db.query('INSERT INTO agent_spaces_transport_sessions (tag, replica) VALUES ($1, $2) ON CONFLICT (tag) DO UPDATE SET replica = $2', [sessionTag, this.id]);
-  }
-
-  /** Takes transport session `sessionTag` off the record. */
-  async release(sessionTag: string): Promise<void> {
-    await this.#db.query('DELETE FROM agent_spaces_transport_sessions WHERE tag = $1 AND replica = $2', [sessionTag, this.id]);
   }
 
   /** The replica that holds transport session `sessionTag`, when one does. */
@@ -124,7 +125,5 @@ export class ReplicaRegistry {
 
   async #beat(): Promise<void> {
     await this.#db.query('UPDATE agent_spaces_replicas SET heartbeat_at = now() WHERE id = $1', [this.id]);
-    // Replicas silent for a day are gone for good: their rows go (their transport sessions with them).
-    await this.#db.query("DELETE FROM agent_spaces_replicas WHERE heartbeat_at < now() - interval '1 day'");
   }
 }
