@@ -4,18 +4,17 @@
 // API), and the run resumes by replaying its ledger: the client reads the result through tasks/result on a new
 // connection, and the fixture's call log shows every side effect ran exactly once.
 import { readFile, readdir, writeFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { ApprovalService, FileApprovalStore } from '@agent-spaces/sdk';
-import { makeProject, type Project } from '../../../test/fixtures/project.js';
+import type { Project } from '../../../test/fixtures/project.js';
 import { callTool, newClient } from './support/client.js';
+import { calls, counterProject } from './support/counter.js';
 import { HttpServe } from './support/serve.js';
 
 const TOKEN = 'durable-restart-token-5e1f0c';
-const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/mcp-tools-server.mjs', import.meta.url));
 const TOOLS = [
   { name: 'bump', description: 'Bump a counter', inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
   { name: 'send', description: 'Send a message', inputSchema: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'] } },
@@ -36,20 +35,8 @@ afterAll(async () => {
 }, 60_000);
 
 /** A built project whose `mcp-counter` capability is the counting fixture, its `send` asking for approval. */
-async function counterProject(policies: Record<string, unknown> = {}): Promise<Project> {
-  const project = await makeProject({ 'tools.json': TOOLS });
-  const env = { TOOLS_FILE: project.path('tools.json'), CALLS_FILE: project.path('calls.log') };
-  await project.write({
-    'agent-spaces.config.json': {
-      capabilities: [],
-      mcpServers: { counter: { command: process.execPath, args: [FIXTURE], env } },
-      policies: { rules: { 'mcp-counter.send': 'ask' }, ...policies },
-      server: { rateLimit: false },
-    },
-  });
-  const report = await project.build();
-  expect(report.totals.failed).toBe(0);
-  return project;
+function sendAsks(policies: Record<string, unknown> = {}): Promise<Project> {
+  return counterProject(TOOLS, { policies: { rules: { 'mcp-counter.send': 'ask' }, ...policies }, server: { rateLimit: false } });
 }
 
 function serve(project: Project, token = TOKEN): HttpServe {
@@ -71,10 +58,6 @@ async function killed(server: HttpServe): Promise<void> {
   await exited;
 }
 
-/** The counting fixture's calls, `<tool> <arguments>` each. */
-async function calls(project: Project): Promise<string[]> {
-  return (await readFile(project.path('calls.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
-}
 
 /** Starts the script as a task on a first server and kills that server once the `send` call waits for approval. */
 async function pausedThenKilled(project: Project): Promise<{ task: Task; approvalId: string }> {
@@ -102,7 +85,7 @@ async function resultOnNewConnection(server: HttpServe, taskId: string): Promise
 
 describe('a run paused for approval when its server is killed', () => {
   it('completes once approved with `agent-spaces approvals approve` after the restart, each side effect once', async () => {
-    const project = await counterProject();
+    const project = await sendAsks();
     const { task, approvalId } = await pausedThenKilled(project);
     const second = serve(project);
     await second.url();
@@ -125,7 +108,7 @@ describe('a run paused for approval when its server is killed', () => {
   }, 180_000);
 
   it('completes once approved through the HTTP API of the restarted server', async () => {
-    const project = await counterProject();
+    const project = await sendAsks();
     const { task, approvalId } = await pausedThenKilled(project);
     const second = serve(project);
     const base = (await second.url()).replace(/\/mcp$/, '');
@@ -142,7 +125,7 @@ describe('a run paused for approval when its server is killed', () => {
   }, 180_000);
 
   it('completes with the call denied when denied after the restart: the denied call never runs', async () => {
-    const project = await counterProject();
+    const project = await sendAsks();
     const { task, approvalId } = await pausedThenKilled(project);
     const second = serve(project);
     await second.url();
@@ -154,7 +137,7 @@ describe('a run paused for approval when its server is killed', () => {
   }, 180_000);
 
   it('completes with the call denied when its approval expired while the server was down', async () => {
-    const project = await counterProject({ approvalTimeoutMs: 3_000 });
+    const project = await sendAsks({ approvalTimeoutMs: 3_000 });
     const { task, approvalId } = await pausedThenKilled(project);
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const second = serve(project);
@@ -166,7 +149,7 @@ describe('a run paused for approval when its server is killed', () => {
   }, 180_000);
 
   it('ends REPLAY_DIVERGED, with no new side effect, when the script does not make the calls of its ledger', async () => {
-    const project = await counterProject();
+    const project = await sendAsks();
     const { task, approvalId } = await pausedThenKilled(project);
     const runs = await readdir(project.path('.agent-spaces/state/runs'));
     const file = project.path(`.agent-spaces/state/runs/${runs.find((name) => name.endsWith('.json'))!}`);
@@ -185,7 +168,7 @@ describe('a run paused for approval when its server is killed', () => {
 
 describe('a second server on the same project', () => {
   it('leaves a run paused by a live server to that server: the approved call runs once', async () => {
-    const project = await counterProject();
+    const project = await sendAsks();
     const first = serve(project);
     const client = await connect(first);
     const { task } = await client.request({ method: 'tools/call', params: { name: 'execute', arguments: { code: SCRIPT }, task: {} } }, CreateTaskResultSchema);
@@ -202,7 +185,7 @@ describe('a second server on the same project', () => {
 
 describe('a session when its server is killed', () => {
   it('is restored on the next send_code: its variables are back, no side effect repeated', async () => {
-    const project = await counterProject();
+    const project = await sendAsks();
     const first = serve(project);
     const client = await connect(first);
     const created = await callTool(client, 'create_session');

@@ -1,17 +1,14 @@
 // `agent-spaces mcp serve` as one service of several replicas: real PostgreSQL and Redis servers shared by two
 // replicas (child processes of one project), a real HAProxy balancing round robin in front, and official clients of
 // both protocol revisions. A capability call's side effects are counted by a real MCP server (the counting fixture).
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { makeProject, type Project } from '../../../test/fixtures/project.js';
 import { callTool as call } from './support/client.js';
+import { calls, counterProject } from './support/counter.js';
 import { ReplicatedService, legacyClient, modernClient, type Replica } from './support/replicas.js';
 
 const TOKEN = 'replicas-token-3f9a1c';
-const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/mcp-tools-server.mjs', import.meta.url));
 const TOOLS = ['bump', 'send', 'limited'].map((name) => ({
   name,
   description: `The ${name} tool`,
@@ -20,26 +17,7 @@ const TOOLS = ['bump', 'send', 'limited'].map((name) => ({
 const POLL = { timeout: 60_000, interval: 100 };
 const closers: (() => Promise<unknown>)[] = [];
 
-/** A built project whose `mcp-counter` capability is the counting fixture: `send` asks, `limited` allows 5 a minute. */
-async function counterProject(): Promise<Project> {
-  const project = await makeProject({ 'tools.json': TOOLS });
-  const env = { TOOLS_FILE: project.path('tools.json'), CALLS_FILE: project.path('calls.log') };
-  await project.write({
-    'agent-spaces.config.json': {
-      capabilities: [],
-      mcpServers: { counter: { command: process.execPath, args: [FIXTURE], env } },
-      policies: { rules: { 'mcp-counter.send': 'ask' }, rateLimits: { 'mcp-counter.limited': { requests: 5, period: 'minute' } } },
-    },
-  });
-  const report = await project.build();
-  expect(report.totals.failed).toBe(0);
-  return project;
-}
 
-/** The counting fixture's calls, `<tool> <arguments>` each. */
-async function calls(project: Project): Promise<string[]> {
-  return (await readFile(project.path('calls.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
-}
 
 const HEADERS = { Authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 
@@ -70,7 +48,8 @@ let a: Replica;
 let b: Replica;
 
 beforeAll(async () => {
-  service = new ReplicatedService(await counterProject(), { 'auth-token': TOKEN, headless: 'wait' });
+  const policies = { rules: { 'mcp-counter.send': 'ask' }, rateLimits: { 'mcp-counter.limited': { requests: 5, period: 'minute' } } };
+  service = new ReplicatedService(await counterProject(TOOLS, { policies }), { 'auth-token': TOKEN, headless: 'wait' });
   closers.push(() => service.close());
   await service.start(2);
   [a, b] = service.replicas as [Replica, Replica];
