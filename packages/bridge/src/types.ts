@@ -8,6 +8,7 @@ import type {
   RunEventInput,
   HandlerContext,
   JsonSchema,
+  Principal,
   ObjectSchema,
   Redactor,
 } from '@agent-spaces/capabilities';
@@ -61,6 +62,8 @@ export interface PendingCall {
   params: Record<string, unknown>;
   /** The run's signal: a policy that waits (for a person, a rate limit) should stop waiting when it aborts. */
   signal: AbortSignal;
+  /** Who the call is made for, when the run was given one ({@link CallOrigin.principal}). */
+  principal?: Principal;
 }
 
 /**
@@ -176,6 +179,8 @@ export type CallEvent = Extract<RunEventInput, { type: 'capabilityCall' | 'capab
 export interface CallOrigin {
   runId?: string;
   sessionId?: string;
+  /** Who the run is for (the client's proven identity): policy rules, approvals, rate limits and the audit log read it. */
+  principal?: Principal;
   /** Hears every {@link CallEvent} of the call, stamped with the bridge's call id. Errors it throws are ignored. */
   onEvent?: (event: CallEvent) => void;
   /** Answers this origin's approval requests instead of the bridge's `onApproval` (e.g. the client that started the run). */

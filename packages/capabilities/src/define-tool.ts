@@ -1,4 +1,5 @@
 import type { JsonSchema } from './json-schema.js';
+import type { Principal } from './principal.js';
 import type { RatePeriod } from './rate-periods.js';
 
 /**
@@ -53,6 +54,8 @@ export interface HandlerContext {
    * the fraction done.
    */
   progress(update: ProgressUpdate): void;
+  /** Who the call is made for (over `mcp serve`, the client's proven identity), when the run was given one. */
+  principal?: Principal;
 }
 
 /** One progress report of a running call ({@link HandlerContext.progress}). */

@@ -57,6 +57,7 @@ export {
   type ServerErrorCode,
   type WireError,
 } from './errors.js';
+export { LOCAL_PRINCIPAL, type Principal } from './principal.js';
 export { isPlainObject, isRecord } from './shape.js';
 export { envValue, expandPlaceholders, isEnvName, placeholdersIn, type PlaceholderEnv } from './placeholders.js';
 export { RATE_PERIODS, isRatePeriod, ratePeriodMs, type RatePeriod } from './rate-periods.js';

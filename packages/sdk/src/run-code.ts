@@ -105,7 +105,7 @@ async function runCode(code: string, options: RunOptions, emit: (event: RunEvent
   const approver = durability.approver(options.onApproval);
   // An approved call runs once its run is kept as running again (a store's `keep` may resolve later): never twice.
   const beforeApprovedCall = () => ledger.written();
-  const origin = { runId, ...(sessionId ? { sessionId } : {}), onEvent, beforeApprovedCall, traceContext: runTrace.context, ...(approver ? { onApproval: approver } : {}) };
+  const origin = { runId, ...(sessionId ? { sessionId } : {}), ...(options.principal ? { principal: options.principal } : {}), onEvent, beforeApprovedCall, traceContext: runTrace.context, ...(approver ? { onApproval: approver } : {}) };
   const finish = async (result: RunResult, executed = true): Promise<RunResult> => {
     durability.end(result.ok ? undefined : result.error, executed);
     const ended = await ledger.end(result);

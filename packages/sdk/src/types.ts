@@ -1,4 +1,4 @@
-import type { AnyToolDefinition, McpServers, PoliciesConfig, RunEvent, StdConfig, TypecheckBudget } from '@agent-spaces/capabilities';
+import type { AnyToolDefinition, McpServers, PoliciesConfig, Principal, RunEvent, StdConfig, TypecheckBudget } from '@agent-spaces/capabilities';
 import type { Approvals, Approver, GateStores, PolicyHook, RunStore, RuntimeHandlers } from '@agent-spaces/bridge';
 import type { ProcessOptions, RunLimits, SandboxStats, SessionOptions } from '@agent-spaces/runtime';
 import type { AgentRun, AskOptions } from './agent/agent-run.js';
@@ -113,6 +113,11 @@ export interface RunOptions {
    * workers serve owners fairly too (docs/security.md).
    */
   owner?: string;
+  /**
+   * Who the run is for (over `mcp serve`, the client's proven identity): each of its calls carries it into the bridge,
+   * where policy rules, approvals, rate limits and the audit log read it, and handlers get it as `context.principal`.
+   */
+  principal?: Principal;
   /** Limits for this run only. */
   limits?: Partial<RunLimits>;
   /** Overrides the space's `typecheck` for this run. */

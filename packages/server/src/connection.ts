@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, LOCAL_PRINCIPAL, type Principal } from '@agent-spaces/capabilities';
 import type { RunOptions, RunResult, Session, Space } from '@agent-spaces/sdk';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -58,13 +58,19 @@ export interface ClientSpace {
  */
 export type ClientLink = Pick<Server, 'getClientCapabilities' | 'elicitInput' | 'createMessage'>;
 
+/** Where the front door puts the {@link Principal} an access token proved, in the SDK's `AuthInfo.extra`. */
+export const PRINCIPAL_KEY = 'agentSpacesPrincipal';
+
 /**
- * Who a client acts for: with `authInfo` (over HTTP with `--auth-token`, its bearer token), `token:` and the
- * {@link sessionTag} (16 hex digits of the SHA-256) of the token; else `local`. The one place that decides it.
+ * Who a client acts for, the one place that decides it: the principal the front door proved from an access token
+ * (`server.auth`: `user:<sub>`, in `authInfo.extra`); else, with the shared `--auth-token`, `token:` and the
+ * {@link sessionTag} (16 hex digits of the SHA-256) of the token; else `local`.
  */
-export function principalOf(authInfo: AuthInfo | undefined): string {
+export function principalOf(authInfo: AuthInfo | undefined): Principal {
+  const proven = authInfo?.extra?.[PRINCIPAL_KEY] as Principal | undefined;
+  if (proven) return proven;
   const token = authInfo?.token;
-  return token === undefined ? 'local' : `token:${sessionTag(token)}`;
+  return token === undefined ? LOCAL_PRINCIPAL : { id: `token:${sessionTag(token)}`, scopes: [], groups: [] };
 }
 
 /**
@@ -102,7 +108,7 @@ export class Connection {
   static ofPrincipal(state: HostState, server: ClientLink, authInfo: AuthInfo | undefined): Connection {
     const connection = new Connection(state, server);
     connection.authInfo = authInfo;
-    connection.#id = principalOf(authInfo);
+    connection.#id = principalOf(authInfo).id;
     connection.#endsSessions = false;
     return connection;
   }
@@ -118,7 +124,7 @@ export class Connection {
   }
 
   /** Who the client acts for, which its tasks are bound to across connections and restarts ({@link principalOf}). */
-  get principal(): string {
+  get principal(): Principal {
     return principalOf(this.authInfo);
   }
 
@@ -151,7 +157,7 @@ export class Connection {
         this.#assertOpen();
         const current = await shared.use(definition, variant);
         try {
-          return await current.space.run(code, { ...options, owner });
+          return await current.space.run(code, { ...options, owner, principal: this.principal });
         } finally {
           current.release();
         }
@@ -185,7 +191,7 @@ export class Connection {
       const session = await open(current.space);
       return {
         id: session.id,
-        run: (code, options) => session.run(code, { ...options, owner }),
+        run: (code, options) => session.run(code, { ...options, owner, principal: this.principal }),
         close: (options) => session.close(options).finally(() => current.release()),
       };
     } catch (error) {

@@ -256,7 +256,7 @@ async function heldByPeer(endpoint: Endpoint, req: IncomingMessage, res: ServerR
  */
 async function serveModern(endpoint: Endpoint, modern: ModernEndpoint, req: IncomingMessage, res: ServerResponse, text: string | undefined, body: unknown): Promise<void> {
   const authInfo = credentials(req);
-  const principal = principalOf(authInfo);
+  const principal = principalOf(authInfo).id;
   const key = authInfo ? `principal:${principal}` : `principal:${principal}@${req.socket.remoteAddress ?? 'unknown'}`;
   const { replicas } = endpoint;
   const forwarded = replicas?.forwarded(req) === true;

@@ -209,7 +209,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
 function createLegacyServer(surface: ServedSurface, connections: Map<Connection, Server>, stopping: () => boolean): Server {
   const { state, info, instructions, calls } = surface;
   // The task store acts for the connection's principal, known once the connection exists.
-  const taskStore = state.tasks.view(() => connection.principal);
+  const taskStore = state.tasks.view(() => connection.principal.id);
   const server = new Server(info, { capabilities: SERVER_CAPABILITIES, instructions, taskStore });
   const connection = new Connection(state, server, () => server.transport?.sessionId);
   followCredentials(server, connection);

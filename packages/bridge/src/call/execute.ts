@@ -24,7 +24,13 @@ export class RunningCalls {
    */
   async execute(call: PendingCall, message: CallMessage, origin: CallOrigin, state: CallState): Promise<unknown> {
     const { id: callId, capability, function: fn, params, signal } = call;
-    const context: HandlerContext = { capability: capability.exportName, function: fn.sourceName, signal, progress: progressOf(message, callId, origin, state) };
+    const context: HandlerContext = {
+      capability: capability.exportName,
+      function: fn.sourceName,
+      signal,
+      progress: progressOf(message, callId, origin, state),
+      ...(origin.principal ? { principal: origin.principal } : {}),
+    };
     state.executing = true;
     const sink = callSink(`host handler ${capability.id}.${fn.name}`, this.#redactor.text, (level, text) => {
       if (state.ended || !origin.onEvent) return false;

@@ -45,7 +45,7 @@ async function dispatch(steps: CallSteps, callId: string, message: CallMessage, 
   const checked = checkedParams(target, message.params);
   const params = isThenable(checked) ? await checked : checked;
   state.params = params;
-  const pending: PendingCall = { id: callId, capability: target.capability, function: target.fn, params, signal };
+  const pending: PendingCall = { id: callId, capability: target.capability, function: target.fn, params, signal, ...(origin.principal ? { principal: origin.principal } : {}) };
   const decision = decide(steps.policy, pending);
   const approval = approveCall(steps, isThenable(decision) ? await decision : decision, pending, state, origin);
   if (approval) await approval;

@@ -158,7 +158,7 @@ function logFailure(log: ServerLog, run: KeptRun, code: string): void {
  * closed on record and the error says why (`REPLAY_UNAVAILABLE`, `REPLAY_DIVERGED`, `RUN_INTERRUPTED`).
  */
 export async function restoreKept(connection: Connection, id: string): Promise<void> {
-  await connection.state.sessions.ensure(connection.id, connection.principal, id, async (spaceId) => {
+  await connection.state.sessions.ensure(connection.id, connection.principal.id, id, async (spaceId) => {
     const space = await connection.space(connection.definition(spaceId));
     return space.restoreSession(id);
   });

@@ -27,7 +27,7 @@ export async function startTask(specs: readonly ToolSpec[], params: CallToolRequ
   let taskId: string;
   let task: CreateTaskResult['task'];
   try {
-    task = await tasks.create(connection.principal, spec.name, tasks.ttl(params.task?.ttl));
+    task = await tasks.create(connection.principal.id, spec.name, tasks.ttl(params.task?.ttl));
     taskId = task.taskId;
   } catch (error) {
     throw protocolError(error);

@@ -18,7 +18,7 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
       async handler(args, { connection }) {
         const definition = connection.definition((args as { spaceId?: string }).spaceId);
         const space = await connection.space(definition);
-        const record = await connection.state.sessions.add(connection.id, definition.id, () => space.createSession(), connection.principal);
+        const record = await connection.state.sessions.add(connection.id, definition.id, () => space.createSession(), connection.principal.id);
         return toolResult(describe(record, connection.state.sessions));
       },
     },
