@@ -146,6 +146,16 @@ export const ERROR_CODES = {
     description:
       "`mcp serve` refused a request to its `/approvals` API: no valid bearer token (`data.status: 401`), or a `Host` or `Origin` it does not allow (`403`).",
   },
+  FORBIDDEN: {
+    families: ['server'],
+    description:
+      "`mcp serve` refused a valid access token (`server.auth`) that lacks a scope the request needs (`data.scope`, HTTP 403 `insufficient_scope`), or a request for something another principal owns (an MCP session it did not start).",
+  },
+  APPROVER_NOT_ALLOWED: {
+    families: ['server'],
+    description:
+      'The principal who answered an approval request may not answer it: the space requires an approver other than the requester (`policies.approvers.others`) or one in `data.groups` (docs/policies.md, "Who may approve").',
+  },
   REPLAY_DIVERGED: {
     families: ['run'],
     description: "A resumed or restored run made a call its ledger does not hold at that point (`data.index`, `data.expected`); it ended before any new side effect.",
@@ -159,6 +169,12 @@ export const ERROR_CODES = {
     description: 'The process running the run stopped (killed, restarted) while the run was not paused: it cannot be resumed without risking a side effect twice.',
   },
   POLICY_DENIED: { families: ['run'], description: 'A policy rule denies the call.' },
+  CREDENTIAL_MISSING: {
+    families: ['run'],
+    description:
+      'An upstream MCP server or OpenAPI source needs a per-user credential (`${user:NAME}`) that is not set for the calling principal; `data.name` names it, `data.principal` who, `data.source` where to set it.',
+  },
+
   RATE_LIMITED: { families: ['run'], description: 'The call is over a rate limit; `data.retryAfterMs` says when a slot frees.' },
   ACCESS_DENIED: {
     families: ['run'],

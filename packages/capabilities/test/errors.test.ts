@@ -75,6 +75,8 @@ describe('the error code table', () => {
       'APPROVAL_NOT_FOUND',
       'APPROVAL_ANSWERED',
       'UNAUTHORIZED',
+      'FORBIDDEN',
+      'APPROVER_NOT_ALLOWED',
       'REPLAY_UNAVAILABLE',
       'RUN_INTERRUPTED',
       'SPACE_NOT_FOUND',
