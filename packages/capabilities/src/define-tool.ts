@@ -65,10 +65,14 @@ export interface ProgressUpdate {
   message?: string;
 }
 
-/** `{ requests, period }`: at most `requests` calls per `period`. */
+/**
+ * `{ requests, period, per? }`: at most `requests` calls per `period` — for the whole space (`per: 'space'`, the
+ * default) or for each principal apart (`per: 'user'`: one window per principal id).
+ */
 export interface RateLimit {
   requests: number;
   period: RatePeriod;
+  per?: 'space' | 'user';
 }
 
 /** Capability-wide settings (`config` in both definition formats). */

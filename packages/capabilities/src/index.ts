@@ -100,12 +100,14 @@ export {
 export type { Diagnostic } from './errors.js';
 export {
   findPoliciesProblem,
+  type ApproversConfig,
   type AuditConfig,
   type OneOrMore,
   type ParamMatcher,
   type PoliciesConfig,
   type PolicyAction,
   type PolicyRule,
+  type PrincipalMatch,
   type ToolPermission,
 } from './policies.js';
 export {

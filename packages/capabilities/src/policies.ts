@@ -67,10 +67,39 @@ export type ParamMatcher =
       exists?: boolean;
     };
 
-/** One rule: when every `when` entry matches (no `when` always matches), `then` decides. Keys of `when` are param paths (`to`, `address.city`). */
+/**
+ * A test on the principal a call is made for (a call without one is `local`): every key given must match (AND), any
+ * value of a key may (OR). `users` matches the principal's `subject` or its `id` (`alice`, `user:alice`, `local`,
+ * `token:…`), `groups` and `scopes` any of the principal's, `clients` its `clientId`.
+ */
+export interface PrincipalMatch {
+  users?: OneOrMore;
+  groups?: OneOrMore;
+  scopes?: OneOrMore;
+  clients?: OneOrMore;
+}
+
+/**
+ * Who may answer an approval request (docs/policies.md, "Who may approve"): `others: true` — not the principal who
+ * made the call; `groups` — only a principal in one of them. The host's operator (`agent-spaces approvals` on the host,
+ * `space.approvals.resolve`) may always answer.
+ */
+export interface ApproversConfig {
+  others?: boolean;
+  groups?: OneOrMore;
+}
+
+/**
+ * One rule: it applies when every `when` entry matches (no `when` always matches), `who` (if any) matches the call's
+ * principal and `except` (if any) does not; then `then` decides. Keys of `when` are param paths (`to`, `address.city`).
+ * An `ask` rule may say who may answer (`approvers`, over `policies.approvers`).
+ */
 export interface PolicyRule {
   when?: Readonly<Record<string, ParamMatcher>>;
+  who?: PrincipalMatch;
+  except?: PrincipalMatch;
   then: PolicyAction;
+  approvers?: ApproversConfig;
 }
 
 /** The `policies` config key; every field is optional. */
@@ -86,6 +115,8 @@ export interface PoliciesConfig {
   rules?: Readonly<Record<string, PolicyAction | readonly PolicyRule[]>>;
   /** How long a pending approval waits before it counts as denied, in ms (default 300 000). */
   approvalTimeoutMs?: number;
+  /** Who may answer approval requests (default: anyone who may answer them today); a rule's `approvers` replaces it. */
+  approvers?: ApproversConfig;
   /** Rate limits by `'<capability>'` or `'<capability>.<function>'`; they replace the definition's `config.rateLimit`. */
   rateLimits?: Readonly<Record<string, RateLimit>>;
   /** How long a call over a rate limit may wait for a free slot before it fails with `RATE_LIMITED` (default 0). */
@@ -128,6 +159,7 @@ const KEYS: readonly string[] = [
   'toolPermission',
   'rules',
   'approvalTimeoutMs',
+  'approvers',
   'rateLimits',
   'rateLimitMaxWaitMs',
   'secrets',
@@ -158,6 +190,8 @@ function checkField(key: string, item: unknown): string | undefined {
       return checkRules(item);
     case 'approvalTimeoutMs':
       return isPositive(item) ? undefined : `${key}: must be a positive number`;
+    case 'approvers':
+      return checkApprovers(item, 'approvers');
     case 'rateLimitMaxWaitMs':
       return typeof item === 'number' && item >= 0 && Number.isFinite(item) ? undefined : `${key}: must be a number >= 0`;
     case 'rateLimits':
@@ -196,10 +230,22 @@ function checkRules(value: unknown): string | undefined {
   return undefined;
 }
 
+const RULE_KEYS: readonly string[] = ['when', 'who', 'except', 'then', 'approvers'];
+const PRINCIPAL_KEYS: readonly string[] = ['users', 'groups', 'scopes', 'clients'];
+
 function checkRule(rule: unknown): string | undefined {
-  if (!isRecord(rule)) return ': must be an object { when?, then }';
-  for (const key of Object.keys(rule)) if (key !== 'when' && key !== 'then') return `: unknown key "${key}" (known: when, then)`;
+  if (!isRecord(rule)) return ': must be an object { when?, who?, except?, then, approvers? }';
+  for (const key of Object.keys(rule)) if (!RULE_KEYS.includes(key)) return `: unknown key "${key}" (known: ${RULE_KEYS.join(', ')})`;
   if (!ACTIONS.includes(rule.then as string)) return '.then: must be allow, ask or deny';
+  for (const key of ['who', 'except'] as const) {
+    const problem = rule[key] === undefined ? undefined : checkPrincipalMatch(rule[key], key);
+    if (problem) return `.${problem}`;
+  }
+  if (rule.approvers !== undefined) {
+    if (rule.then !== 'ask') return '.approvers: only an ask rule has approvers';
+    const problem = checkApprovers(rule.approvers, 'approvers');
+    if (problem) return `.${problem}`;
+  }
   if (rule.when === undefined) return undefined;
   if (!isRecord(rule.when)) return '.when: must be an object of param paths';
   for (const [path, matcher] of Object.entries(rule.when)) {
@@ -207,6 +253,39 @@ function checkRule(rule: unknown): string | undefined {
     if (problem) return `.when[${JSON.stringify(path)}]: ${problem}`;
   }
   return undefined;
+}
+
+/** Checks a `who` / `except` value (`at` names it). */
+function checkPrincipalMatch(value: unknown, at: string): string | undefined {
+  if (!isRecord(value)) return `${at}: must be an object { users?, groups?, scopes?, clients? }`;
+  const keys = Object.keys(value);
+  if (keys.length === 0) return `${at}: needs at least one of ${PRINCIPAL_KEYS.join(', ')}`;
+  for (const key of keys) {
+    if (!PRINCIPAL_KEYS.includes(key)) return `${at}.${key}: unknown key (known: ${PRINCIPAL_KEYS.join(', ')})`;
+    if (!isNames(value[key])) return `${at}.${key}: must be a non-empty string or a non-empty list of them`;
+  }
+  return undefined;
+}
+
+/** Checks a `policies.approvers` or rule `approvers` value (`at` names it). */
+function checkApprovers(value: unknown, at: string): string | undefined {
+  if (!isRecord(value)) return `${at}: must be an object { others?, groups? }`;
+  for (const [key, item] of Object.entries(value)) {
+    if (key === 'others') {
+      if (typeof item !== 'boolean') return `${at}.others: must be a boolean`;
+    } else if (key === 'groups') {
+      if (!isNames(item)) return `${at}.groups: must be a non-empty string or a non-empty list of them`;
+    } else {
+      return `${at}.${key}: unknown key (known: others, groups)`;
+    }
+  }
+  return undefined;
+}
+
+/** A non-empty string, or a non-empty list of non-empty strings. */
+function isNames(value: unknown): boolean {
+  const list: unknown[] = Array.isArray(value) ? value : [value];
+  return list.length > 0 && list.every((item) => typeof item === 'string' && item !== '');
 }
 
 function checkMatcher(matcher: unknown): string | undefined {
@@ -263,7 +342,8 @@ function checkAudit(audit: unknown): string | undefined {
 }
 
 function checkRateLimit(limit: unknown): string | undefined {
-  if (!isRecord(limit)) return ': must be { requests, period }';
+  if (!isRecord(limit)) return ': must be { requests, period, per? }';
+  if (limit.per !== undefined && limit.per !== 'space' && limit.per !== 'user') return '.per: must be "space" or "user"';
   if (!Number.isInteger(limit.requests) || !((limit.requests as number) > 0)) return '.requests: must be a positive integer';
   if (!isRatePeriod(limit.period)) {
     return `.period: must be a positive number of ms or one of ${RATE_PERIODS.join(', ')}`;
