@@ -81,7 +81,7 @@ async function runCode(code: string, options: RunOptions, emit: (event: RunEvent
   record({ type: 'runStarted', ...(sessionId ? { sessionId } : {}) });
   const { runId, timestamp: startedAt } = events[0]!;
   const owner = options.owner !== undefined ? { owner: options.owner } : {};
-  const startedRun = { id: runId, space: context.space, script: code, startedAt, ...owner, ...(sessionId ? { sessionId } : {}) };
+  const startedRun = { id: runId, space: context.space, script: code, startedAt, ...owner, ...(options.principal ? { principal: options.principal } : {}), ...(sessionId ? { sessionId } : {}) };
   const ledger = new RunLedger(context.runs, startedRun);
   const durability = new RunDurability({
     run: startedRun,

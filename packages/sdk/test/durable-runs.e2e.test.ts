@@ -113,6 +113,19 @@ describe('a run paused for approval, its process killed', () => {
     expect(await new FileRunStore(project.path('.agent-spaces')).kept(runId)).toBeUndefined();
   });
 
+  it('is resumed for the principal it was made for: its calls after the restart carry the same identity', async () => {
+    const principal = { id: 'user:alice', subject: 'alice', scopes: ['mcp'], groups: ['sales'] };
+    const { project, paused, runId } = await pausedProject({ code: SCRIPT, principal });
+    expect(await new FileRunStore(project.path('.agent-spaces')).kept(runId)).toMatchObject({ principal });
+    await answer(project, paused, true);
+    const seen: unknown[] = [];
+    const who = (name: string) => async (params: { name?: string; to?: string }, context: { principal?: unknown }) => (seen.push(context.principal), { [name]: params.name ?? params.to });
+    const space = await secondLife(project, { handlers: { counter: { bump: who('bumped') }, mail: { send: who('sent') } } });
+    const result: RunResult = await (await space.resume(runId));
+    expect(result.ok).toBe(true);
+    expect(seen).toEqual([principal, principal]);
+  });
+
   it('is resumed once denied: the denied call never runs, the script goes on with APPROVAL_DENIED', async () => {
     const { project, paused, runId } = await pausedProject();
     await answer(project, paused, false);

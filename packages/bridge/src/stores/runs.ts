@@ -1,4 +1,4 @@
-import { AgentSpacesError, type ErrorCode, type WireError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, type ErrorCode, type Principal, type WireError } from '@agent-spaces/capabilities';
 
 /** Where a run is: running, paused (waiting for a person's answer), or how it ended. */
 export type RunStatus = 'running' | 'paused' | 'succeeded' | 'failed';
@@ -20,6 +20,8 @@ export interface RunRecord {
   space: string;
   /** Who the run is for (`RunOptions.owner`), when said. */
   owner?: string;
+  /** Who the run's calls are for (`RunOptions.principal`), when said: a resumed run's calls are made for it again. */
+  principal?: Principal;
   /** The session it ran in, if any. */
   sessionId?: string;
   /** The agent code. */
@@ -35,7 +37,7 @@ export interface RunRecord {
 }
 
 /** A run as it starts: its record without status, end and calls. */
-export type StartedRun = Pick<RunRecord, 'id' | 'space' | 'owner' | 'sessionId' | 'script' | 'startedAt'>;
+export type StartedRun = Pick<RunRecord, 'id' | 'space' | 'owner' | 'principal' | 'sessionId' | 'script' | 'startedAt'>;
 
 /** How a run ended. */
 export type RunEnd = { status: 'succeeded'; endedAt: string } | { status: 'failed'; endedAt: string; error: { code: ErrorCode; message: string } };

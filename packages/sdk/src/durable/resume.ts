@@ -24,7 +24,7 @@ export async function resumeRun(parts: ResumeParts, runId: string, options: RunO
   if (!kept) throw unavailable(runId, 'no such run is kept');
   if (kept.sessionId) throw unavailable(runId, `it ran in session ${kept.sessionId}: restore the session instead`);
   const replay = await pausedReplay(parts, kept);
-  return parts.replayRun(kept.script, { ...options, typecheck: false }, replay);
+  return parts.replayRun(kept.script, { ...madeFor(kept, options), typecheck: false }, replay);
 }
 
 /**
@@ -44,7 +44,7 @@ export async function restoreSession(parts: ResumeParts, sessionId: string, opti
       if (kept.status === 'running') throw unavailable(kept.id, 'it was running when its process stopped', 'run', 'RUN_INTERRUPTED');
       const paused = kept.status === 'paused';
       const toReplay = paused ? await pausedReplay(parts, kept) : { kept: checked(kept), answers: new Map(), strict: true };
-      const result = await replay(kept.script, { ...options, typecheck: false }, toReplay);
+      const result = await replay(kept.script, { ...madeFor(kept, options), typecheck: false }, toReplay);
       if (!result.ok && result.error.code === 'REPLAY_DIVERGED') throw new AgentSpacesError('REPLAY_DIVERGED', result.error.message, result.error.data);
       if (paused) resumed = result;
     }
@@ -71,6 +71,12 @@ async function pausedReplay(parts: ResumeParts, kept: KeptRun): Promise<Replay> 
 export function awaitedApprovals(kept: KeptRun): string[] {
   const calls = kept.replay.calls.flatMap((call) => (call.approvalId === undefined ? [] : [call.approvalId]));
   return kept.awaitingScript === undefined ? calls : [kept.awaitingScript, ...calls];
+}
+
+/** `options` of a replay of `kept`: its calls are made for the principal the run was made for, unless `options` names one. */
+function madeFor(kept: KeptRun, options: RunOptions): RunOptions {
+  const principal = options.principal ?? kept.principal;
+  return principal ? { ...options, principal } : options;
 }
 
 function checked(kept: KeptRun): KeptRun {
