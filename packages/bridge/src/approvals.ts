@@ -34,6 +34,11 @@ interface AskOptions {
   approver?: Approver;
   /** Runs once the request is pending (answerable through `resolve`). */
   onPending?: () => void;
+  /**
+   * Keep the request pending for an answer through the store (`resolve`, the approvals API) even without an approver,
+   * as `awaitResolve` does: for a request its requester may not answer (`approvers`).
+   */
+  awaitAnswer?: boolean;
 }
 
 /**
@@ -56,10 +61,10 @@ export class ApprovalDesk implements Approvals {
 
   /**
    * True when a request could be approved at all: there is an approver (`approver`, the request's own, or the desk's)
-   * or someone is expected to call `resolve`.
+   * or someone is expected to call `resolve` (the desk awaits it, or `awaitAnswer`: this request does).
    */
-  canAsk(approver?: Approver): boolean {
-    return approver !== undefined || this.#approver !== undefined || this.#awaitResolve;
+  canAsk(approver?: Approver, awaitAnswer = false): boolean {
+    return approver !== undefined || this.#approver !== undefined || this.#awaitResolve || awaitAnswer;
   }
 
   pending(): Promise<ApprovalRequest[]> {
@@ -70,6 +75,7 @@ export class ApprovalDesk implements Approvals {
     return typeof id === 'string' ? this.#store.get(id) : Promise.resolve(undefined);
   }
 
+  /** Answers as the host's operator: whatever the request's `approvers` say (`ApprovalService.answer` checks them). */
   resolve(id: string, answer: ApprovalAnswer): Promise<boolean> {
     if (typeof id !== 'string') return Promise.resolve(false);
     return this.#store.answer(id, { ...outcomeOf(answer, 'resolve'), via: 'resolve' });
@@ -79,11 +85,12 @@ export class ApprovalDesk implements Approvals {
    * Asks for `request` (its id must be unique among pending ones) and resolves with the outcome. `options.approver`
    * answers instead of the desk's approver; `options.onPending` runs once the request can be answered through
    * `resolve`. Rejects with `ABORTED` when `signal` aborts first. When anything but the approver settles the request,
-   * the approver's `signal` aborts with how it was settled, so it can stop asking.
+   * the approver's `signal` aborts with how it was settled, so it can stop asking. With `options.awaitAnswer` the
+   * request waits for an answer through the store even without any approver.
    */
   async ask(request: ApprovalRequest, signal: AbortSignal, options: AskOptions = {}): Promise<ApprovalOutcome> {
     const approver = options.approver ?? this.#approver;
-    if (!this.canAsk(approver)) return { approved: false, by: 'no-approver', reason: 'no approver is configured' };
+    if (!this.canAsk(approver, options.awaitAnswer)) return { approved: false, by: 'no-approver', reason: 'no approver is configured' };
     if (signal.aborted) throw aborted();
     const now = Date.now();
     request = { ...request, createdAt: new Date(now).toISOString(), expiresAt: new Date(now + this.#timeoutMs).toISOString() };

@@ -89,5 +89,6 @@ function callSteps(options: BridgeOptions, capabilities: readonly HostCapability
     audit: options.audit,
     running: new RunningCalls(redactor),
     space: options.space,
+    approvers: options.approvers,
   };
 }

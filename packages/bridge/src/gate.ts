@@ -1,11 +1,11 @@
 import { createRedactor, ratePeriodMs, type McpServers, type PoliciesConfig } from '@agent-spaces/capabilities';
 import { DEFAULT_AUDIT_ROTATION } from './stores/audit-log.js';
 import { checkPolicyNames } from './policy-names.js';
-import { createPolicy } from './policy.js';
+import { approvalRequirement, createPolicy } from './policy.js';
 import { placeholderNames, secretsFromEnv } from './redact.js';
 import { FileAuditStore, type AuditStore, type FileAuditStoreOptions } from './stores/audit.js';
 import type { RateLimitStore } from './stores/rate-limit.js';
-import type { ApprovalStore, Approver, BridgeOptions, HostCapability, PolicyHook } from './types.js';
+import type { AdmittedCall, ApprovalStore, Approver, BridgeOptions, HostCapability, PolicyHook } from './types.js';
 
 /** Stores of a space's gate given instead of the embedded ones (the audit store: when `policies.audit` is not false). */
 export interface GateStores {
@@ -52,7 +52,7 @@ export interface Gate {
  * for a malformed field, or a rule or rate limit naming a capability or function not among `capabilities`, which
  * include std). Secrets are the values of the variables capabilities use as `${VAR}` (executor specs, `mcpServers`
  * when given) plus `policies.secrets`. Rate limits start from the calls the audit store holds for their longest
- * window, so they also hold across processes.
+ * window, so they also hold across processes (a `per: 'user'` limit counts each call toward its principal's window).
  */
 export async function createGate(config: GateConfig, capabilities: readonly HostCapability[]): Promise<Gate> {
   const policies = config.policies ?? {};
@@ -73,6 +73,7 @@ export async function createGate(config: GateConfig, capabilities: readonly Host
       ...(config.onApproval ? { onApproval: config.onApproval } : {}),
       ...(config.awaitApprovals ? { awaitApprovals: true } : {}),
       ...(policies.approvalTimeoutMs ? { approvalTimeoutMs: policies.approvalTimeoutMs } : {}),
+      ...(policies.approvers ? { approvers: approvalRequirement(policies.approvers) } : {}),
       ...(policies.rateLimits ? { rateLimits: policies.rateLimits } : {}),
       ...(policies.rateLimitMaxWaitMs ? { rateLimitMaxWaitMs: policies.rateLimitMaxWaitMs } : {}),
       ...(history ? { rateLimitHistory: history } : {}),
@@ -107,9 +108,9 @@ function longestWindowMs(policies: PoliciesConfig, capabilities: readonly HostCa
  * Calls within the last `windowMs` that passed the gate, read from the audit store (the file store reads the end of
  * its log only): earlier processes of this space count against its limits.
  */
-async function admittedCalls(audit: AuditStore, windowMs: number): Promise<{ capability: string; function: string; at: number }[]> {
+async function admittedCalls(audit: AuditStore, windowMs: number): Promise<AdmittedCall[]> {
   const { records } = await audit.calls(new Date(Date.now() - windowMs));
   return records
     .filter((r) => (r.decision?.kind === 'allow' || r.decision?.approved === true) && (r.outcome.ok || r.outcome.code !== 'RATE_LIMITED'))
-    .map((r) => ({ capability: r.capability, function: r.function, at: Date.parse(r.time) - r.durationMs }));
+    .map((r) => ({ capability: r.capability, function: r.function, at: Date.parse(r.time) - r.durationMs, ...(r.principal ? { principal: r.principal.id } : {}) }));
 }

@@ -10,6 +10,7 @@ export {
   isoNow,
   type AuditCallRecord,
   type AuditEntry,
+  type AuditPrincipal,
   type AuditPendingRecord,
   type AuditRecord,
   type AuditRotation,

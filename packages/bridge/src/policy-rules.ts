@@ -5,12 +5,16 @@ import {
   foldCase,
   hostOf,
   hostSkeleton,
+  LOCAL_PRINCIPAL,
   normalizeText,
+  type ApproversConfig,
   type OneOrMore,
   type ParamMatcher,
   type PolicyAction,
   type PolicyRule,
   type PoliciesConfig,
+  type Principal,
+  type PrincipalMatch,
 } from '@agent-spaces/capabilities';
 import { isInside, realPathOf } from './real-path.js';
 import type { HostFunction, PendingCall } from './types.js';
@@ -23,6 +27,8 @@ interface RuleMatch {
   action: PolicyAction;
   by: string;
   reason?: string;
+  /** Who may answer, when the deciding rule says (`ask` rules only). */
+  approvers?: ApproversConfig;
 }
 
 /** Finds the deciding rule for a call, or undefined when no rule matches. */
@@ -31,10 +37,14 @@ export type RuleSet = (call: PendingCall) => RuleMatch | undefined;
 type Param = { found: boolean; value: unknown };
 type ValueTest = (param: Param) => boolean;
 type Test = (params: Record<string, unknown>) => boolean;
+type PrincipalTest = (principal: Principal) => boolean;
 interface CompiledRule {
   test: Test;
+  /** Whether the rule applies to the call's principal (`who` and `except`); absent: to everyone. */
+  applies?: PrincipalTest;
   action: PolicyAction;
   by: string;
+  approvers?: ApproversConfig;
 }
 
 /** Thrown by a test that cannot be made for this call: the call is denied with `reason`. */
@@ -57,11 +67,16 @@ export function compileRules(rules: PoliciesConfig['rules'] = {}): RuleSet {
     const list: readonly PolicyRule[] = typeof entry === 'string' ? [{ then: entry }] : entry;
     byKey.set(
       key,
-      list.map((rule, index) => ({
-        test: compileWhen(rule.when, rule.then === 'allow'),
-        action: rule.then,
-        by: typeof entry === 'string' ? at : `${at}[${index}]`,
-      })),
+      list.map((rule, index) => {
+        const applies = compileWho(rule.who, rule.except);
+        return {
+          test: compileWhen(rule.when, rule.then === 'allow'),
+          ...(applies ? { applies } : {}),
+          action: rule.then,
+          by: typeof entry === 'string' ? at : `${at}[${index}]`,
+          ...(rule.approvers ? { approvers: rule.approvers } : {}),
+        };
+      }),
     );
   }
   if (byKey.size === 0) return () => undefined;
@@ -79,9 +94,11 @@ export function compileRules(rules: PoliciesConfig['rules'] = {}): RuleSet {
     return list;
   };
   return (call) => {
+    const principal = call.principal ?? LOCAL_PRINCIPAL;
     for (const rule of rulesFor(call)) {
+      if (rule.applies && !rule.applies(principal)) continue;
       try {
-        if (rule.test(call.params)) return { action: rule.action, by: rule.by };
+        if (rule.test(call.params)) return { action: rule.action, by: rule.by, ...(rule.approvers ? { approvers: rule.approvers } : {}) };
       } catch (error) {
         if (!(error instanceof Unresolvable)) throw error;
         return { action: 'deny', by: rule.by, reason: `${rule.by}: ${error.reason}` };
@@ -89,6 +106,33 @@ export function compileRules(rules: PoliciesConfig['rules'] = {}): RuleSet {
     }
     return undefined;
   };
+}
+
+/** The principal test of a rule's `who` and `except`: `who` matches and `except` does not; undefined when it has neither. */
+function compileWho(who: PrincipalMatch | undefined, except: PrincipalMatch | undefined): PrincipalTest | undefined {
+  const included = who && compilePrincipalMatch(who);
+  const excluded = except && compilePrincipalMatch(except);
+  if (included && excluded) return (principal) => included(principal) && !excluded(principal);
+  if (excluded) return (principal) => !excluded(principal);
+  return included;
+}
+
+/**
+ * A {@link PrincipalMatch} as a test: each key given must match (set lookups), any of its values may. `users` is
+ * tried against the principal's subject and id, `groups` / `scopes` against each of the principal's.
+ */
+function compilePrincipalMatch(match: PrincipalMatch): PrincipalTest {
+  const setOf = (names: OneOrMore | undefined) => (names === undefined ? undefined : new Set(list(names)));
+  const users = setOf(match.users);
+  const groups = setOf(match.groups);
+  const scopes = setOf(match.scopes);
+  const clients = setOf(match.clients);
+  const anyOf = (set: Set<string>, values: readonly string[]) => values.some((value) => set.has(value));
+  return (principal) =>
+    (!users || users.has(principal.id) || (principal.subject !== undefined && users.has(principal.subject))) &&
+    (!groups || anyOf(groups, principal.groups)) &&
+    (!scopes || anyOf(scopes, principal.scopes)) &&
+    (!clients || (principal.clientId !== undefined && clients.has(principal.clientId)));
 }
 
 /** `strict`: the rule allows, so a test must hold for every reading of a value (see {@link compileRules}). */

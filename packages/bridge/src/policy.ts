@@ -1,6 +1,6 @@
-import { AgentSpacesError, findPoliciesProblem, type PoliciesConfig } from '@agent-spaces/capabilities';
+import { AgentSpacesError, findPoliciesProblem, type ApproversConfig, type PoliciesConfig } from '@agent-spaces/capabilities';
 import { compileRules } from './policy-rules.js';
-import type { PendingCall, PolicyDecision, PolicyHook } from './types.js';
+import type { ApprovalRequirement, PendingCall, PolicyDecision, PolicyHook } from './types.js';
 
 const MAX_PARAMS_IN_MESSAGE = 200;
 
@@ -25,7 +25,10 @@ export function createPolicy(config: Pick<PoliciesConfig, 'rules' | 'toolPermiss
       if (permission === 'never') {
         return { kind: 'allow', by: match.action === 'ask' ? `toolPermission: never (over ${match.by})` : match.by };
       }
-      if (match.action === 'ask') return { kind: 'ask', message: approvalMessageFor(call), by: match.by };
+      if (match.action === 'ask') {
+        const approvers = 'approvers' in match && match.approvers ? approvalRequirement(match.approvers) : undefined;
+        return { kind: 'ask', message: approvalMessageFor(call), by: match.by, ...(approvers ? { approvers } : {}) };
+      }
       if (permission === 'always') return { kind: 'ask', message: approvalMessageFor(call), by: `toolPermission: always (over ${match.by})` };
       return { kind: 'allow', by: match.by };
     },
@@ -34,6 +37,15 @@ export function createPolicy(config: Pick<PoliciesConfig, 'rules' | 'toolPermiss
 
 /** The policy used when none is given: `ask` when the function or its capability requires approval, else `allow`. */
 export const defaultPolicy: PolicyHook = createPolicy();
+
+/** `policies.approvers` (or a rule's) as an approval request carries it: groups as a list. */
+export function approvalRequirement(approvers: ApproversConfig): ApprovalRequirement {
+  const { others, groups } = approvers;
+  return {
+    ...(others ? { others: true } : {}),
+    ...(groups !== undefined ? { groups: typeof groups === 'string' ? [groups] : [...groups] } : {}),
+  };
+}
 
 function needsApproval(call: PendingCall): boolean {
   return call.function.requiresApproval || call.capability.config.requiresApproval === true;

@@ -70,7 +70,7 @@ export interface PendingCall {
  * What the policy decides for one call, switched exhaustively by the bridge: `allow` runs it, `deny` fails it with
  * `POLICY_DENIED`, `ask` sends an {@link ApprovalRequest} to the approver.
  */
-export type PolicyDecision = ({ kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; message: string }) & {
+export type PolicyDecision = ({ kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; message: string; approvers?: ApprovalRequirement }) & {
   /** What made the decision, for the audit log (`policies.rules["crm"]`, `requiresApproval`). */
   by?: string;
 };
@@ -81,6 +81,22 @@ export type PolicyDecision = ({ kind: 'allow' } | { kind: 'deny'; reason: string
  */
 export interface PolicyHook {
   decide(call: PendingCall): PolicyDecision | Promise<PolicyDecision>;
+}
+
+/**
+ * Who may answer an approval request (`policies.approvers`, or the deciding rule's): `others` — not the principal who
+ * asked; `groups` — only a principal in one of them. The host's operator may always answer.
+ */
+export interface ApprovalRequirement {
+  others?: boolean;
+  groups?: string[];
+}
+
+/** Who made a call that asks for approval: its principal's id, subject and groups ({@link CallOrigin.principal}). */
+export interface ApprovalRequester {
+  id: string;
+  subject?: string;
+  groups?: string[];
 }
 
 /** Sent to the approver when the policy says `ask`. */
@@ -99,6 +115,10 @@ export interface ApprovalRequest {
   /** When it was asked, and when it counts as denied (ISO-8601), set by the approval desk. */
   createdAt?: string;
   expiresAt?: string;
+  /** The principal of the call, when it has one (absent: `local`). */
+  requestedBy?: ApprovalRequester;
+  /** Who may answer, when the space or rule says; absent: whoever may answer approvals at all. */
+  approvers?: ApprovalRequirement;
 }
 
 /** A request on record and, once answered, its answer ({@link ApprovalStore.get}). */
@@ -201,6 +221,14 @@ export type CallDecision = (
   | { kind: 'ask'; message: string; approved: boolean; answeredBy?: string; answeredFrom?: string; reason?: string }
 ) & { by?: string };
 
+/** A call admitted under rate limits before the limiter existed (read back from the audit log), and its principal's id. */
+export interface AdmittedCall {
+  capability: string;
+  function: string;
+  at: number;
+  principal?: string;
+}
+
 /** Options of {@link createBridge}. */
 export interface BridgeOptions {
   /** The only capabilities calls can reach. Ids must be unique. */
@@ -213,6 +241,8 @@ export interface BridgeOptions {
   awaitApprovals?: boolean;
   /** A pending approval counts as denied after this many ms (default 300 000). */
   approvalTimeoutMs?: number;
+  /** Who may answer approval requests whose decision does not say (`policies.approvers`); absent: anyone. */
+  approvers?: ApprovalRequirement;
   /** Where approval requests wait (default: in memory). */
   approvalStore?: ApprovalStore;
   /** Rate limits by `'<capability>'` or `'<capability>.<function>'`, replacing the capabilities' `config.rateLimit`. */
@@ -220,7 +250,7 @@ export interface BridgeOptions {
   /** How long a call over a rate limit waits for a slot before failing with `RATE_LIMITED` (default 0). */
   rateLimitMaxWaitMs?: number;
   /** Calls admitted earlier (by another process of the same space), counted against the rate limits. */
-  rateLimitHistory?: Iterable<{ capability: string; function: string; at: number }>;
+  rateLimitHistory?: Iterable<AdmittedCall>;
   /** Where calls admitted under rate limits are counted (default: in memory, for the bridge's life). */
   rateLimitStore?: RateLimitStore;
   /** The space's name, put in its approval requests so that people answering them know where they come from. */

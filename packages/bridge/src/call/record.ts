@@ -1,5 +1,5 @@
-import { AgentSpacesError, type CallMessage, type CallOutcome, type Redactor } from '@agent-spaces/capabilities';
-import { isoNow, type AuditEntry, type AuditSink } from '../stores/audit-log.js';
+import { AgentSpacesError, type CallMessage, type CallOutcome, type Principal, type Redactor } from '@agent-spaces/capabilities';
+import { isoNow, type AuditEntry, type AuditPrincipal, type AuditSink } from '../stores/audit-log.js';
 import type { ApprovalRequest, CallDecision, CallOrigin } from '../types.js';
 import { errorMessage, where } from './errors.js';
 import { isThenable } from './thenable.js';
@@ -37,13 +37,14 @@ export function recordCall(audit: AuditSink, call: EndedCall, redactor: Redactor
  * Puts a call that starts waiting for approval on record before anyone is asked (a kill of the host while it waits
  * then leaves the question in the log). Fail closed: a question that cannot be put on record is not asked.
  */
-export async function recordPending(audit: AuditSink, callId: string, request: ApprovalRequest, by: string): Promise<void> {
+export async function recordPending(audit: AuditSink, callId: string, request: ApprovalRequest, by: string, principal: Principal | undefined): Promise<void> {
   const { capability, function: fn, params, message, runId, sessionId } = request;
   try {
     await audit.append({
       time: isoNow(),
       ...(runId ? { runId } : {}),
       ...(sessionId ? { sessionId } : {}),
+      ...(principal ? { principal: auditPrincipal(principal) } : {}),
       callId,
       approvalId: request.id,
       capability,
@@ -79,8 +80,18 @@ function auditEntry({ callId, message, origin, state, outcome, durationMs }: End
   };
   if (origin.runId) entry.runId = origin.runId;
   if (origin.sessionId) entry.sessionId = origin.sessionId;
+  if (origin.principal) entry.principal = auditPrincipal(origin.principal);
   if (state.decision) entry.decision = auditDecision(state.decision);
   return entry;
+}
+
+/** The principal as an audit line names it: id, subject, client and groups (scopes are left out). */
+function auditPrincipal(principal: Principal): AuditPrincipal {
+  const named: AuditPrincipal = { id: principal.id };
+  if (principal.subject !== undefined) named.subject = principal.subject;
+  if (principal.clientId !== undefined) named.clientId = principal.clientId;
+  if (principal.groups.length > 0) named.groups = [...principal.groups];
+  return named;
 }
 
 function auditDecision(decision: CallDecision): AuditDecision {

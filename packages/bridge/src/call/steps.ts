@@ -2,7 +2,7 @@ import type { Redactor } from '@agent-spaces/capabilities';
 import type { ApprovalDesk } from '../approvals.js';
 import type { AuditSink } from '../stores/audit-log.js';
 import type { RateLimiter } from '../rate-limit.js';
-import type { PolicyHook } from '../types.js';
+import type { ApprovalRequirement, PolicyHook } from '../types.js';
 import type { RunningCalls } from './execute.js';
 import type { FunctionTable } from './lookup.js';
 
@@ -18,4 +18,6 @@ export interface CallSteps {
   running: RunningCalls;
   /** The space's name, put in approval requests. */
   space: string | undefined;
+  /** Who may answer approval requests whose decision does not say (`BridgeOptions.approvers`). */
+  approvers: ApprovalRequirement | undefined;
 }

@@ -31,6 +31,16 @@ interface AuditLine {
   function: string;
   /** Params with secrets redacted (`{ truncated: true, preview }` past 8 KiB of JSON). */
   params: unknown;
+  /** Who the call was made for, when the run was given a principal (absent: `local`, as before identities). */
+  principal?: AuditPrincipal;
+}
+
+/** The principal of an audit line: its id, and its subject, client and groups when it has them (never its token). */
+export interface AuditPrincipal {
+  id: string;
+  subject?: string;
+  clientId?: string;
+  groups?: string[];
 }
 
 /** The line of a capability call as it ended: one per call. */
@@ -240,6 +250,7 @@ export class AuditLog implements AuditSink {
     let line = `{"time":${q(entry.time)},"space":${this.#spaceJson}`;
     if (entry.runId !== undefined) line += `,"runId":${q(entry.runId)}`;
     if (entry.sessionId !== undefined) line += `,"sessionId":${q(entry.sessionId)}`;
+    if (entry.principal !== undefined) line += `,"principal":${JSON.stringify(entry.principal)}`;
     line += `,"callId":${JSON.stringify(entry.callId)},"capability":${q(entry.capability)}`;
     line += `,"function":${q(entry.function)},"params":${paramsJson(entry.params)}`;
     if (entry.pending !== undefined) {
