@@ -214,7 +214,11 @@ async function serveStdio({ codeHost, log, say, names }: Serving): Promise<strin
   return reason;
 }
 
-/** Starts serving over Streamable HTTP on `port`, saying (and logging) where and warning when anyone could run code. */
+/**
+ * Starts serving over Streamable HTTP on `port`, saying (and logging) where — and where the protected resource metadata
+ * is, with `server.auth` — and warning when anyone could run code. Rejects `CONFIG_INVALID` for `server.auth` with a
+ * shared token (`--auth-token` or `$AGENT_SPACES_MCP_TOKEN`), or an issuer whose metadata cannot be read.
+ */
 async function serveHttp(
   { codeHost, log, say, names }: Serving,
   flags: Flags,
@@ -231,6 +235,7 @@ async function serveHttp(
     host,
     port,
     ...(authToken ? { authToken } : {}),
+    ...(settings.auth ? { auth: settings.auth } : {}),
     ...(settings.allowedHosts ? { allowedHosts: settings.allowedHosts } : {}),
     ...(settings.allowedOrigins ? { allowedOrigins: settings.allowedOrigins } : {}),
     ...(settings.rateLimit !== undefined ? { rateLimit: settings.rateLimit } : {}),
@@ -246,11 +251,13 @@ async function serveHttp(
     await engines.join(flags.advertiseUrl ?? settings.advertiseUrl ?? `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${http.port}`);
     say(`replica ${engines.replicas!.id} of the service, reached at ${engines.replicas!.url}`);
   }
-  say(`serving ${names} on ${http.url}${authToken ? ' (bearer token required)' : ''}`);
-  const exposed = !authToken && !['127.0.0.1', 'localhost', '::1'].includes(host);
+  say(`serving ${names} on ${http.url}${authToken ? ' (bearer token required)' : settings.auth ? ` (access tokens of ${settings.auth.issuer} required)` : ''}`);
+  if (http.resourceMetadataUrl) say(`protected resource metadata served at ${http.resourceMetadataUrl}`);
+  const secured = authToken !== undefined || settings.auth !== undefined;
+  const exposed = !secured && !['127.0.0.1', 'localhost', '::1'].includes(host);
   if (exposed) say(`warning: listening on ${host} without --auth-token; anyone who can reach it can run code`);
   const warning = exposed ? 'no auth token on a non-local address' : undefined;
-  log.event('server.started', { transport: 'http', url: http.url, spaces: names, auth: authToken !== undefined, warning }, exposed ? 'warn' : 'info');
+  log.event('server.started', { transport: 'http', url: http.url, spaces: names, auth: settings.auth ? 'oauth' : authToken !== undefined, warning }, exposed ? 'warn' : 'info');
   return http;
 }
 

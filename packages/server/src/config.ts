@@ -1,5 +1,6 @@
 import { AgentSpacesError, type ObjectSchema } from '@agent-spaces/capabilities';
 import { TOOL_PERMISSIONS, parseModel, type ModelSettings, type ToolPermission } from '@agent-spaces/sdk';
+import { isSecureUrl } from './auth/discovery.js';
 
 /** A skill of a space (seed 001): an injectable prompt fragment, switched on or off. */
 export interface SkillDefinition {
@@ -121,6 +122,25 @@ export interface ServerSettings {
   redisUrl?: string;
   /** Where the other replicas reach this one (an origin, `http://10.0.0.5:8080`); default `http://127.0.0.1:<port>`. */
   advertiseUrl?: string;
+  /** Per-user identity: HTTP requests carry access tokens of this authorization server (docs/mcp-server.md); not with `--auth-token`. */
+  auth?: AuthSettings;
+}
+
+/**
+ * The OAuth 2.1 authorization server whose access tokens (JWTs) `mcp serve` accepts, as its resource server: every
+ * HTTP request carries a token of `issuer` for `audience` with all of `scopes`.
+ */
+export interface AuthSettings {
+  /** The issuer's identifier (`iss` of its tokens, the metadata's `issuer`): an https URL (http only on a loopback host). */
+  issuer: string;
+  /** This server's resource URL (RFC 8707/9728), which tokens must name in `aud`, e.g. `https://mcp.example.com/mcp`. */
+  audience: string;
+  /** Where the issuer's signing keys are; default: the `jwks_uri` of its metadata (RFC 8414, else OpenID discovery). */
+  jwksUri?: string;
+  /** Scopes every request's token must hold (default: none); a token lacking one is refused with 403 `insufficient_scope`. */
+  scopes?: string[];
+  /** The claim holding the user's groups: an array of strings or a space-separated string (default `groups`). */
+  groupsClaim?: string;
 }
 
 /** The server's part of the config file: `{ server?, spaces?, model? }`. */
@@ -198,6 +218,7 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
     'databaseUrl',
     'redisUrl',
     'advertiseUrl',
+    'auth',
   ]);
   const settings: ServerSettings = {};
   if (o.timeoutSeconds !== undefined) settings.timeoutSeconds = check.positive(o.timeoutSeconds, 'server.timeoutSeconds');
@@ -223,6 +244,7 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
   if (o.databaseUrl !== undefined) settings.databaseUrl = engineUrl(check, o.databaseUrl, 'server.databaseUrl', ['postgres:', 'postgresql:']);
   if (o.redisUrl !== undefined) settings.redisUrl = engineUrl(check, o.redisUrl, 'server.redisUrl', ['redis:', 'rediss:', 'valkey:']);
   if (o.advertiseUrl !== undefined) settings.advertiseUrl = engineUrl(check, o.advertiseUrl, 'server.advertiseUrl', ['http:', 'https:']);
+  if (o.auth !== undefined) settings.auth = parseAuth(check, o.auth);
   if (o.rateLimit === false) settings.rateLimit = false;
   else if (o.rateLimit !== undefined) {
     const r = check.object(o.rateLimit, 'server.rateLimit', ['requests', 'windowSeconds']);
@@ -232,6 +254,37 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
     };
   }
   return settings;
+}
+
+const CLAIM_NAME = /^[A-Za-z0-9_.:/-]{1,128}$/;
+
+function parseAuth(check: Checker, value: unknown): AuthSettings {
+  const o = check.object(value, 'server.auth', ['issuer', 'audience', 'jwksUri', 'scopes', 'groupsClaim']);
+  const auth: AuthSettings = {
+    issuer: secureUrl(check, o.issuer, 'server.auth.issuer'),
+    audience: engineUrl(check, o.audience, 'server.auth.audience', ['http:', 'https:']),
+  };
+  if (o.jwksUri !== undefined) auth.jwksUri = secureUrl(check, o.jwksUri, 'server.auth.jwksUri');
+  if (o.scopes !== undefined) {
+    auth.scopes = check.strings(o.scopes, 'server.auth.scopes');
+    auth.scopes.forEach((scope, i) => {
+      if (/\s|"|\\/.test(scope)) check.fail(`server.auth.scopes[${i}]`, 'may not hold spaces, quotes or backslashes');
+    });
+  }
+  if (o.groupsClaim !== undefined) {
+    auth.groupsClaim = check.string(o.groupsClaim, 'server.auth.groupsClaim');
+    if (!CLAIM_NAME.test(auth.groupsClaim)) check.fail('server.auth.groupsClaim', 'must be a claim name (letters, digits, "_", ".", ":", "/", "-"; at most 128)');
+  }
+  return auth;
+}
+
+/** `value` as an https URL, or an http one of a loopback host (`127.0.0.1`, `localhost`, `[::1]`: tests, a local issuer). */
+function secureUrl(check: Checker, value: unknown, key: string): string {
+  const text = engineUrl(check, value, key, ['http:', 'https:']);
+  if (!isSecureUrl(text)) check.fail(key, 'must be an https URL (http only for 127.0.0.1, localhost or [::1])');
+  const url = new URL(text);
+  if (url.hash !== '' || url.search !== '') check.fail(key, 'may not have a query or a fragment');
+  return text;
 }
 
 const SPACE_KEYS = [

@@ -40,6 +40,8 @@ interface Tracked {
   readonly transport: StreamableHTTPServerTransport;
   /** The address it initialized from. */
   readonly address: string;
+  /** The id of the principal that initialized it: the only one its session id answers. */
+  readonly owner: string;
   /** When it initialized (`performance.now()`). */
   readonly since: number;
   /** Whether it sent a request with its session id yet; until then it is one of its address's unused clients. */
@@ -96,11 +98,11 @@ export class HttpClients {
 
   /**
    * Watches a new client's transport: call it before connecting the transport to its MCP server (which chains this
-   * `onclose`). Returns what to call once the client initialized as `id` from `address`; it is forgotten when its
-   * transport closes.
+   * `onclose`). Returns what to call once the client initialized as `id` from `address` for the principal `owner`; it
+   * is forgotten when its transport closes.
    */
-  attach(transport: StreamableHTTPServerTransport, address: string): (id: string) => void {
-    const tracked: Tracked = { transport, address, since: performance.now(), used: false, active: 0, streams: 0, streamed: false, timer: undefined, reason: undefined };
+  attach(transport: StreamableHTTPServerTransport, address: string, owner: string): (id: string) => void {
+    const tracked: Tracked = { transport, address, owner, since: performance.now(), used: false, active: 0, streams: 0, streamed: false, timer: undefined, reason: undefined };
     transport.onclose = () => {
       clearTimeout(tracked.timer);
       this.#forgetUnused(tracked);
@@ -120,6 +122,11 @@ export class HttpClients {
   /** The transport of client `id`, when it is open. */
   get(id: string): StreamableHTTPServerTransport | undefined {
     return this.#clients.get(id)?.transport;
+  }
+
+  /** The id of the principal that initialized client `id`, when it is open. */
+  ownerOf(id: string): string | undefined {
+    return this.#clients.get(id)?.owner;
   }
 
   /** Why the session `id` ended, when it did recently. */

@@ -1,7 +1,6 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -10,9 +9,12 @@ import type { SharedCounters } from '@agent-spaces/bridge/shared';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
 import { CONSOLE_PATH, serveConsole } from './approvals/console.js';
 import { isApprovalsPath, sendError, serveApprovals } from './approvals/http.js';
-import type { RateLimitSettings } from './config.js';
+import type { AuthSettings, RateLimitSettings } from './config.js';
+import { RequestGuard, credentials, requestHeader as header, type Refusal } from './auth/guard.js';
+import { ResourceServer } from './auth/resource.js';
+import type { TokenVerifierOptions } from './auth/verifier.js';
 import { sessionTag, silentLog, type ServerLog } from './log.js';
-import { principalOf } from './connection.js';
+import { PRINCIPAL_KEY, principalOf } from './connection.js';
 import { BodyTooLarge, readBodyText } from './http-body.js';
 import { DEFAULT_LIFECYCLE, HttpClients, type ClientLifecycle } from './http-clients.js';
 import { requestLimiter, type RequestLimiter } from './http-limits.js';
@@ -35,16 +37,26 @@ export interface HttpServerOptions {
   port?: number;
   /** Endpoint path (default `/mcp`). */
   path?: string;
-  /** When set, every request must carry `Authorization: Bearer <authToken>` (401 otherwise). */
+  /** When set, every request must carry `Authorization: Bearer <authToken>` (401 otherwise). Not with `auth`. */
   authToken?: string;
+  /**
+   * Per-user identity (docs/mcp-server.md, "Per-user identity (OAuth 2.1)"): every request must carry an access token of
+   * this authorization server (401 otherwise, 403 without a required scope), and the protected resource metadata is
+   * served. The issuer's metadata is read before the server listens (it rejects `CONFIG_INVALID` when it cannot be).
+   * Not with `authToken`.
+   */
+  auth?: AuthSettings;
+  /** Tuning of the token verification of `auth` (clock tolerance, JWKS cooldown, cache size); defaults suit a service. */
+  authTuning?: TokenVerifierOptions;
   /** `Host` header values accepted, with or without port (default: localhost names and the bound host). 403 otherwise. */
   allowedHosts?: string[];
   /** `Origin` values accepted when a request has one (default `http://<allowed host>:<port>`). 403 otherwise. */
   allowedOrigins?: string[];
   /**
-   * Request budget (default 600 per 60 s) of each MCP session, of each principal for requests of protocol 2026-07-28
-   * (which have no session; without a token, of each address), and of each address for requests that are refused anyway
-   * (no session and not `initialize`, an unknown session id); `false` turns it off. 429 beyond it. `initialize` is never
+   * Request budget (default 600 per 60 s) of each user with `auth` (all of a user's sessions and requests together);
+   * else of each MCP session, of each principal for requests of protocol 2026-07-28 (which have no session; without a
+   * token, of each address), and of each address for requests that are refused anyway (no session and not
+   * `initialize`, an unknown session id); `false` turns it off. 429 beyond it. `initialize` is never
    * counted: the unused-client caps of `lifecycle` bound it.
    */
   rateLimit?: RateLimitSettings | false;
@@ -81,6 +93,8 @@ export interface HttpServerHandle {
   /** The MCP endpoint, e.g. `http://127.0.0.1:8080/mcp`. */
   readonly url: string;
   readonly port: number;
+  /** With `auth`: the absolute URL of the protected resource metadata (from the audience), which 401s point to. */
+  readonly resourceMetadataUrl?: string;
   /** Closes every client's transport and MCP server, then the listener. */
   close(): Promise<void>;
 }
@@ -93,7 +107,6 @@ const MAX_HEADERS_TIMEOUT_MS = 10_000;
 /** Pending connections the kernel may queue for us (capped by `net.core.somaxconn`), so a burst is not refused. */
 const LISTEN_BACKLOG = 4096;
 const DEFAULT_RATE_LIMIT: RateLimitSettings = { requests: 600, windowSeconds: 60 };
-const LOCAL_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 const HEALTH_PATH = '/health';
 /** What the MCP endpoint serves (the Streamable HTTP transport's methods); anything else is 405 with this as `Allow`. */
 const MCP_METHODS = ['GET', 'POST', 'DELETE'];
@@ -104,8 +117,11 @@ const PARSE_ERROR = -32700;
  * session, and — with `createModernServer` — protocol 2026-07-28, sessionless, with one MCP server per request. Each
  * request is checked in order: path (404), `Host` and `Origin` against DNS rebinding (403), bearer token (401), method
  * (405), media type of a POST (415), body size (413: over 4 MiB, or 64 KiB for a 2025 request without a session), JSON
- * (400, a JSON-RPC parse error), then the rate limit (429) of its MCP session, of its principal for a 2026-07-28
- * request, or of its address for a 2025 request without a session that is not `initialize`. `initialize` is never
+ * (400, a JSON-RPC parse error), then the rate limit (429) of its user (with `auth`), else of its MCP session, of its
+ * principal for a 2026-07-28 request, or of its address for a 2025 request without a session that is not `initialize`.
+ * With `auth` the token is an access token of its issuer (401 `invalid_token`, 403 `insufficient_scope`), an MCP
+ * session answers only the principal that initialized it (404 to anyone else), and the protected resource metadata is
+ * served at `/.well-known/oauth-protected-resource` (also suffixed with the endpoint path; Host checked, no token). `initialize` is never
  * refused for its address: clients that never use their session are freed instead ({@link HttpClients}), so one local
  * process cannot lock out the others. `GET /health` skips these checks and answers counts only. With `approvals`,
  * `/approvals` (the same checks) and `/console` (no token) are served too.
@@ -114,6 +130,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const bindHost = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const log = options.log ?? silentLog;
+  if (options.auth && options.authToken !== undefined) {
+    throw new AgentSpacesError('CONFIG_INVALID', 'server.auth and a shared bearer token (--auth-token, $AGENT_SPACES_MCP_TOKEN) exclude each other: use one', { key: 'server.auth' });
+  }
+  const resource = options.auth ? await ResourceServer.create(options.auth, path, options.authTuning) : undefined;
   const clients = new HttpClients({ ...DEFAULT_LIFECYCLE, ...options.lifecycle }, log);
   const limiter = requestLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, options.counters);
   const modern = options.createModernServer ? new ModernEndpoint(options.createModernServer, MAX_BODY_BYTES) : undefined;
@@ -138,12 +158,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (pathname === HEALTH_PATH && pathname !== path) return health(req, res, () => options.stats?.() ?? { connections: clients.size });
+    if (resource?.metadataPaths.has(pathname) && pathname !== path) return serveMetadata(resource, guard!, req, res);
     if (pathname !== path && options.approvals && (pathname === CONSOLE_PATH || isApprovalsPath(pathname))) {
       return serveApprovalDesk({ service: options.approvals, guard: guard!, limiter }, req, res, pathname);
     }
     if (pathname !== path) return reject(res, 404, `Not found: the MCP endpoint is ${path}`);
-    const refusal = guard!.check(req);
-    if (refusal) return reject(res, refusal.status, refusal.message);
+    const refusal = await guard!.check(req);
+    if (refusal) return refuse(res, refusal);
     if (!MCP_METHODS.includes(req.method ?? '')) {
       res.setHeader('Allow', MCP_METHODS.join(', '));
       return reject(res, 405, `Method not allowed: ${req.method} (the MCP endpoint takes ${MCP_METHODS.join(', ')})`);
@@ -156,12 +177,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     listener.listen({ port: options.port ?? 8080, host: bindHost, backlog: LISTEN_BACKLOG }, () => resolveListen());
   });
   const { port } = listener.address() as AddressInfo;
-  guard = new RequestGuard(bindHost, port, options);
+  guard = new RequestGuard(bindHost, port, { ...options, resource });
   const shownHost = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
 
   return {
     url: `http://${shownHost}:${port}${path}`,
     port,
+    ...(resource ? { resourceMetadataUrl: resource.metadataUrl } : {}),
     async close() {
       await modern?.close();
       await clients.closeAll();
@@ -200,23 +222,29 @@ async function serveMcp(endpoint: Endpoint, req: IncomingMessage, res: ServerRes
 }
 
 /**
- * Serves one request of protocol 2025-11-25: to its client's transport when it names a live MCP session (within the
- * session's budget), else as a new client when it is `initialize` (64 KiB at most; never counted: unused clients are
+ * Serves one request of protocol 2025-11-25: to its client's transport when it names a live MCP session of the
+ * request's principal (within the budget, {@link budgetKey}; another principal's session is 404, as if unknown), else as a new client when it is `initialize` (64 KiB at most; never counted: unused clients are
  * bounded by {@link HttpClients}), else refused — within its address's budget — with 400 or 404.
  */
 async function serveLegacy(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse, text: string | undefined, body: unknown): Promise<void> {
   const { clients, limiter, replicas } = endpoint;
   const sessionId = header(req, 'mcp-session-id');
   const known = sessionId ? clients.get(sessionId) : undefined;
+  const principal = principalOf(credentials(req)).id;
   if (known) {
-    if (!replicas?.forwarded(req) && (await throttled(limiter, res, `session:${sessionId}`))) return;
+    if (!replicas?.forwarded(req) && (await throttled(limiter, res, budgetKey(req, `session:${sessionId}`)))) return;
+    if (clients.ownerOf(sessionId!) !== principal) {
+      // Answered as unknown, so that its existence is not revealed; logged (http.refused) as what it is.
+      reject(res, 404, 'Unknown MCP session: initialize a new one');
+      return void refusals.set(res, `MCP session of another principal (asked by ${principal})`);
+    }
     clients.track(sessionId!, req, res);
     return known.handleRequest(req, res, body);
   }
   if (sessionId && replicas && (await heldByPeer(endpoint, req, res, text, sessionId))) return;
   const address = req.socket.remoteAddress ?? 'unknown';
   if (sessionId || text === undefined) {
-    if (await throttled(limiter, res, `address:${address}`)) return;
+    if (await throttled(limiter, res, budgetKey(req, `address:${address}`))) return;
     if (!sessionId) return reject(res, 400, 'Missing mcp-session-id header');
     const reason = clients.endedReason(sessionId);
     if (reason) return reject(res, 404, `This MCP session has ended: ${reason}; initialize a new one`, -32000, { reason });
@@ -224,7 +252,7 @@ async function serveLegacy(endpoint: Endpoint, req: IncomingMessage, res: Server
   }
   if (Buffer.byteLength(text) > MAX_INITIALIZE_BYTES) throw new BodyTooLarge(`Payload too large: the request body is over ${MAX_INITIALIZE_BYTES} bytes`);
   if (!isInitializeRequest(body)) {
-    if (await throttled(limiter, res, `address:${address}`)) return;
+    if (await throttled(limiter, res, budgetKey(req, `address:${address}`))) return;
     return reject(res, 400, 'Missing mcp-session-id header (only an initialize request may start a session)');
   }
   // With replicas, the session is on record as this replica's before its id reaches the client.
@@ -232,7 +260,7 @@ async function serveLegacy(endpoint: Endpoint, req: IncomingMessage, res: Server
   await replicas?.holdTransport(newId);
   let initialized: (id: string) => void = () => undefined;
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => newId, onsessioninitialized: (id) => initialized(id) });
-  initialized = clients.attach(transport, address);
+  initialized = clients.attach(transport, address, principal);
   await endpoint.createServer().connect(transport);
   await transport.handleRequest(req, res, body);
 }
@@ -245,7 +273,7 @@ async function heldByPeer(endpoint: Endpoint, req: IncomingMessage, res: ServerR
   const replicas = endpoint.replicas!;
   const peer = replicas.forwarded(req) ? undefined : await replicas.transportPeer(sessionId);
   if (peer === undefined) return false;
-  if (await throttled(endpoint.limiter, res, `session:${sessionId}`)) return true;
+  if (await throttled(endpoint.limiter, res, budgetKey(req, `session:${sessionId}`))) return true;
   return replicas.forward(req, res, text, peer);
 }
 
@@ -277,18 +305,43 @@ async function serveApprovalDesk(
   pathname: string,
 ): Promise<void> {
   const page = pathname === CONSOLE_PATH;
-  const refusal = desk.guard.check(req, !page);
+  const refusal = await desk.guard.check(req, !page);
   if (refusal) {
     refusals.set(res, refusal.message);
-    return sendError(res, refusal.status, { code: 'UNAUTHORIZED', message: refusal.message, data: { status: refusal.status } });
+    if (refusal.challenge) res.setHeader('WWW-Authenticate', refusal.challenge);
+    return sendError(res, refusal.status, { code: refusal.code, message: refusal.message, data: { status: refusal.status } });
   }
   if (page) return serveConsole(req, res);
-  const wait = await desk.limiter?.take(`approvals:${req.socket.remoteAddress ?? 'unknown'}`);
+  const wait = await desk.limiter?.take(budgetKey(req, `approvals:${req.socket.remoteAddress ?? 'unknown'}`));
   if (wait !== undefined) {
     res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
     return sendError(res, 429, { code: 'RATE_LIMITED', message: 'Too many requests: rate limit reached', data: { retryAfterMs: wait } });
   }
   return serveApprovals(desk.service, req, res, pathname);
+}
+
+/**
+ * The rate-limit key of a request: `principal:<id>` for a user an access token proved (one budget for all of a user's
+ * sessions and requests, on both protocol legs), else `otherwise`.
+ */
+function budgetKey(req: IncomingMessage, otherwise: string): string {
+  const authInfo = credentials(req);
+  return authInfo?.extra?.[PRINCIPAL_KEY] ? `principal:${principalOf(authInfo).id}` : otherwise;
+}
+
+/**
+ * Answers the protected resource metadata (RFC 9728) to a GET or HEAD whose `Host` and `Origin` are allowed: no token
+ * (a client reads it to learn where to get one), no rate limit (it holds nothing but the public configuration).
+ */
+async function serveMetadata(resource: ResourceServer, guard: RequestGuard, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const refusal = guard.checkOrigin(req);
+  if (refusal) return refuse(res, refusal);
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('Allow', 'GET, HEAD');
+    return reject(res, 405, `Method not allowed: ${req.method} (the resource metadata takes GET, HEAD)`);
+  }
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=300' });
+  res.end(req.method === 'HEAD' ? undefined : JSON.stringify(resource.metadata()));
 }
 
 /** Counts a request against `key`'s budget; answers 429 with `Retry-After` and returns true when it is spent. */
@@ -335,60 +388,23 @@ function closeSilentSockets(listener: HttpServer, ms: number): (socket: Socket) 
   return (socket) => clearTimeout(timers.get(socket));
 }
 
-/** The DNS-rebinding and token checks of one listener. */
-class RequestGuard {
-  readonly #hosts: string[];
-  readonly #origins: Set<string>;
-  readonly #token: Buffer | undefined;
-
-  constructor(bindHost: string, port: number, options: HttpServerOptions) {
-    const bound = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
-    const defaults = [...new Set([...LOCAL_HOSTS, ...(bindHost === '0.0.0.0' || bindHost === '::' ? [] : [bound])])];
-    this.#hosts = (options.allowedHosts ?? defaults).map((h) => h.toLowerCase());
-    const originHosts = this.#hosts.map((h) => (/:\d+$/.test(h) ? h : `${h}:${port}`));
-    this.#origins = new Set((options.allowedOrigins ?? originHosts.map((h) => `http://${h}`)).map((o) => o.toLowerCase()));
-    this.#token = options.authToken === undefined ? undefined : digest(options.authToken);
-  }
-
-  /** Why the request is refused (its token checked unless `token` is false), or undefined when it may proceed. */
-  check(req: IncomingMessage, token = true): { status: 401 | 403; message: string } | undefined {
-    const host = (header(req, 'host') ?? '').toLowerCase();
-    if (!this.#hosts.includes(host) && !this.#hosts.includes(hostname(host))) {
-      return { status: 403, message: `Forbidden: Host "${host}" is not allowed (DNS rebinding protection)` };
-    }
-    const origin = header(req, 'origin');
-    if (origin !== undefined && !this.#origins.has(origin.toLowerCase())) {
-      return { status: 403, message: `Forbidden: Origin "${origin}" is not allowed (DNS rebinding protection)` };
-    }
-    if (this.#token && token) {
-      const match = /^Bearer\s+(.+)$/i.exec(header(req, 'authorization') ?? '');
-      if (!match || !timingSafeEqual(digest(match[1]!), this.#token)) return { status: 401, message: 'Unauthorized: a valid bearer token is required' };
-      // The SDK's place for proven credentials: its transport hands them to the server as `authInfo` (the principal).
-      (req as AuthenticatedRequest).auth = { token: match[1]!, clientId: 'bearer', scopes: [] };
-    }
-    return undefined;
-  }
-}
-
 class ParseError extends Error {}
 
 /** Why each response refused its request, when it was refused here (the log's `why`). */
 const refusals = new WeakMap<ServerResponse, string>();
 
+/** Answers a refusal of the {@link RequestGuard}, with its `WWW-Authenticate` challenge (and `data.code`) when it has one. */
+function refuse(res: ServerResponse, refusal: Refusal): void {
+  if (refusal.challenge) res.setHeader('WWW-Authenticate', refusal.challenge);
+  reject(res, refusal.status, refusal.message, -32000, refusal.challenge ? { code: refusal.code } : undefined);
+}
+
 /** Answers a JSON-RPC error without an id: `-32000` (server error) unless `code` says otherwise. */
 function reject(res: ServerResponse, status: number, message: string, code = -32000, data?: Record<string, unknown>): void {
   refusals.set(res, message);
-  if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="agent-spaces"');
+  if (status === 401 && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', 'Bearer realm="agent-spaces"');
   res.writeHead(status, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null }));
-}
-
-/** A request whose bearer token the {@link RequestGuard} proved. */
-type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo };
-
-/** What the {@link RequestGuard} proved of the request's token, if anything. */
-function credentials(req: IncomingMessage): AuthInfo | undefined {
-  return (req as AuthenticatedRequest).auth;
 }
 
 /** Whether a `Content-Type` names JSON (`application/json`, parameters aside). */
@@ -403,17 +419,4 @@ function parseJson(text: string): unknown {
   } catch {
     throw new ParseError(`Parse error: the request body is not JSON${text === '' ? ' (it is empty)' : ''}`);
   }
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function hostname(host: string): string {
-  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
 }

@@ -5,6 +5,7 @@ export {
   type HeadlessMode,
   type PromptArgumentDefinition,
   type PromptTemplate,
+  type AuthSettings,
   type RateLimitSettings,
   type ServerConfig,
   type ServerSettings,
