@@ -30,6 +30,7 @@ export { MemoryRateLimitStore, type Admission, type RateLimitStore, type RateWin
 export { MemoryApprovalStore } from './stores/approvals.js';
 export { FileApprovalStore, type FileApprovalStoreOptions } from './stores/approval-files.js';
 export { stateFolder } from './stores/state-files.js';
+export { FileUserSecrets, MAX_USER_SECRETS_BYTES } from './stores/user-secrets.js';
 export {
   MemoryRunStore,
   type KeptRun,
@@ -53,8 +54,11 @@ export type {
   ApprovalAnswer,
   ApprovalContext,
   ApprovalOutcome,
+  AdmittedCall,
   ApprovalRecord,
   ApprovalRequest,
+  ApprovalRequester,
+  ApprovalRequirement,
   ApprovalStore,
   Approver,
   BridgeOptions,

@@ -26,8 +26,8 @@ export async function list(context: CommandContext): Promise<number> {
     context.output.err(`No pending approvals in ${desk.where}.`);
     return 0;
   }
-  const rows = views.map((view) => [view.id, view.request.space ?? '', what(view), expiry(view), oneLine(view.request.message)]);
-  const header = ['id', 'space', 'call', 'expires', 'message'];
+  const rows = views.map((view) => [view.id, view.request.space ?? '', what(view), view.request.requestedBy?.id ?? 'local', expiry(view), oneLine(view.request.message)]);
+  const header = ['id', 'space', 'call', 'asked by', 'expires', 'message'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   for (const row of [header, ...rows]) context.output.out(visibleText(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()));
   context.output.info(`${views.length} pending approval(s) in ${desk.where}`);
@@ -106,6 +106,8 @@ function describe(view: ApprovalView): string {
     ['run', request.runId],
     ['session', request.sessionId],
     ['asked', request.createdAt],
+    ['asked by', request.requestedBy?.id ?? 'local'],
+    ['approver', approversText(request)],
     ['expires', request.expiresAt && view.status === 'pending' ? `${request.expiresAt} (${expiry(view)})` : request.expiresAt],
     ['answer', given && `${given.approved ? 'approved' : 'denied'} by ${given.by}${given.from ? ` from ${given.from}` : ''}${given.answeredAt ? ` at ${given.answeredAt}` : ''}`],
     ['reason', given?.reason],
@@ -117,6 +119,13 @@ function describe(view: ApprovalView): string {
   if (request.capability) lines.push('params:', `  ${jsonText(request.params ?? null, 2).replace(/\n/g, '\n  ')}`);
   lines.push('code:', code === undefined ? '  (the code of this run is not on record)' : `  ${visibleText(code, '  ')}`);
   return lines.join('\n');
+}
+
+/** Who may answer the request, in words (`someone other than the requester, a member of admins`), when it says. */
+function approversText({ approvers }: ApprovalView['request']): string | undefined {
+  if (!approvers) return undefined;
+  const parts = [...(approvers.others ? ['someone other than the requester'] : []), ...(approvers.groups ? [`a member of ${approvers.groups.join(' or ')}`] : [])];
+  return parts.join(', ') || undefined;
 }
 
 /** The agent code of the request's run: its record's, or the script itself for a script approval. */

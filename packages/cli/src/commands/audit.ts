@@ -10,11 +10,12 @@ const MAX_PARAMS = 80;
 type AuditCallRecord = Extract<AuditRecord, { outcome: unknown }>;
 
 /**
- * `agent-spaces audit [--space S] [--since T] [--database-url URL] [--json]`: prints the audit records of the project's
+ * `agent-spaces audit [--space S] [--since T] [--principal ID] [--database-url URL] [--json]`: prints the audit records of the project's
  * spaces, read through its audit archive (the logs under `.agent-spaces/audit/`, rotated files included; or the shared
  * database of `mcp serve` replicas, `--database-url` or `$DATABASE_URL`), oldest first, streaming them: a log of any
  * size is printed record by record, the line of a call that
- * started waiting for approval as `→ waiting (call <id>)`. `--json` prints one document,
+ * started waiting for approval as `→ waiting (call <id>)`, each with the principal it was made for (`for user:alice`;
+ * lines without one are `local`'s, which `--principal local` selects). `--json` prints one document,
  * `{ "records": [...], "malformed": n }`, one record per line.
  */
 export async function audit(context: CommandContext): Promise<number> {
@@ -33,6 +34,7 @@ export async function audit(context: CommandContext): Promise<number> {
 async function printAudit(context: CommandContext, archive: AuditArchive): Promise<number> {
   const since = typeof context.values.since === 'string' ? parseSince(context.values.since) : undefined;
   const space = typeof context.values.space === 'string' ? context.values.space : undefined;
+  const principal = typeof context.values.principal === 'string' ? context.values.principal : undefined;
   const json = context.values.json === true;
 
   let count = 0;
@@ -43,6 +45,7 @@ async function printAudit(context: CommandContext, archive: AuditArchive): Promi
   let pending: string | undefined;
   if (json) context.output.out('{\n  "records": [');
   for await (const record of records) {
+    if (principal !== undefined && (record.principal?.id ?? 'local') !== principal) continue;
     if (json) {
       if (pending !== undefined) context.output.out(`${pending},`);
       pending = `    ${jsonText(record)}`;
@@ -58,7 +61,8 @@ async function printAudit(context: CommandContext, archive: AuditArchive): Promi
     return 0;
   }
   context.output.err(
-    `${count} call(s)${asked > 0 ? ` and ${asked} approval request(s)` : ''}${space ? ` in space ${space}` : ''}${since ? ` since ${since.toISOString()}` : ''}` +
+    `${count} call(s)${asked > 0 ? ` and ${asked} approval request(s)` : ''}${space ? ` in space ${space}` : ''}${principal ? ` for ${principal}` : ''}` +
+      `${since ? ` since ${since.toISOString()}` : ''}` +
       (malformed > 0 ? `; ${malformed} unreadable line(s) skipped` : ''),
   );
   return 0;
@@ -78,16 +82,17 @@ function parseSince(text: string): Date {
 }
 
 /**
- * `2026-11-23 18:10:44Z  default  files.deleteFile {"path":"a"}  asked (requiresApproval) → approved by ann from cli on host-1  ok  1.2 ms`,
+ * `2026-11-23 18:10:44Z  default  for user:alice  files.deleteFile {"path":"a"}  asked (requiresApproval) → approved by user:bob from console 10.0.0.5  ok  1.2 ms`,
  * or for a call that started waiting for approval: `…  files.deleteFile {"path":"a"}  asked (requiresApproval) → waiting (call 3)`.
+ * A line without a principal (`local`) shows none.
  */
 function formatRecord(record: AuditRecord): string {
-  const time = record.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  const head = `${record.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}  ${record.space}${record.principal ? `  for ${record.principal.id}` : ''}`;
   const params = JSON.stringify(record.params) ?? '';
   const call = `${record.capability}.${record.function} ${params.length > MAX_PARAMS ? `${params.slice(0, MAX_PARAMS - 1)}…` : params}`;
-  if (record.pending !== undefined) return [time, record.space, call, `asked (${record.decision.by}) → waiting (call ${record.callId})`].join('  ');
+  if (record.pending !== undefined) return [head, call, `asked (${record.decision.by}) → waiting (call ${record.callId})`].join('  ');
   const outcome = record.outcome.ok ? 'ok' : `${record.outcome.code}`;
-  return [time, record.space, call, describeDecision(record.decision), outcome, `${record.durationMs.toFixed(1)} ms`].join('  ');
+  return [head, call, describeDecision(record.decision), outcome, `${record.durationMs.toFixed(1)} ms`].join('  ');
 }
 
 function describeDecision(decision: AuditCallRecord['decision']): string {

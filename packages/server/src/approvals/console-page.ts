@@ -109,6 +109,15 @@ function describe(view) {
   };
 }
 
+/** The request's approvers requirement in words, or undefined when anyone may answer. */
+function approversText(approvers) {
+  if (!approvers) return undefined;
+  const parts = [];
+  if (approvers.others) parts.push('someone other than the requester');
+  if (approvers.groups) parts.push('a member of ' + approvers.groups.join(' or '));
+  return parts.join(', ') || undefined;
+}
+
 function field(list, name, value) {
   if (value === undefined || value === null || value === '') return;
   list.append(el('dt', '', name), el('dd', '', String(value)));
@@ -144,6 +153,8 @@ function renderCard(view) {
   field(list, 'request', view.id);
   field(list, 'run', request.runId);
   field(list, 'session', request.sessionId);
+  field(list, 'asked by', request.requestedBy ? request.requestedBy.id : 'local');
+  field(list, 'who may answer', approversText(request.approvers));
   field(list, 'asked at', request.createdAt && new Date(request.createdAt).toLocaleString());
   card.append(list);
   if (shown.params !== undefined) section(card, 'Params', shown.params);
@@ -168,7 +179,8 @@ async function answer(view, approved, reason, card) {
   const what = describe(view).title;
   try {
     const after = await api('/' + encodeURIComponent(view.id) + (approved ? '/approve' : '/deny'), { by: by || undefined, reason: reason.trim() || undefined });
-    say((after.status === 'approved' ? 'Approved: ' : 'Denied: ') + what + ' (by ' + after.answer.by + ')', 'info');
+    const from = after.answer.from ? ' from ' + after.answer.from : '';
+    say((after.status === 'approved' ? 'Approved: ' : 'Denied: ') + what + ' (by ' + after.answer.by + from + ')', 'info');
     drop(view.id);
   } catch (error) {
     if (error.status === 401) return showLogin('The server refused the token (401): enter the token mcp serve was started with.');

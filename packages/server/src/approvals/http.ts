@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AgentSpacesError, isAgentSpacesError, isRecord, type ErrorCode, type WireError } from '@agent-spaces/capabilities';
 import type { ApprovalService, ServiceAnswer } from '@agent-spaces/bridge';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { principalOf } from '../connection.js';
 import { BodyTooLarge, readBodyText } from '../http-body.js';
 
 /** The path of the approvals API: `GET /approvals`, `GET /approvals/<id>`, `POST /approvals/<id>/approve|deny`. */
@@ -27,26 +29,29 @@ type Route = { kind: 'list' } | { kind: 'show'; id: string } | { kind: 'answer';
  * out, errors as `{ error: { code, message, data? } }` — 404 `APPROVAL_NOT_FOUND` for an id no request has (ids that
  * could not name a request file are refused here, before the store), 409 `APPROVAL_ANSWERED`, 400
  * `INVALID_ARGUMENTS` for a body that is not `{ by?, reason?, from? }` with strings of at most 200 characters, 413
- * `PAYLOAD_TOO_LARGE` past 16 KiB, 405 for another method. An answer is audited with `by` (default `http client`)
- * and `from`: `console <address>` for the console's requests, else `http <address>`, after the `from` the client
- * gave (`cli on host-1 via http 127.0.0.1`).
+ * `PAYLOAD_TOO_LARGE` past 16 KiB, 403 `APPROVER_NOT_ALLOWED`, 405 for another method. An answer is audited with
+ * `by` (default `http client`; a proven user's principal id, `user:bob`) and `from`: `console <address>` for the
+ * console's requests, else `http <address>`, after the `from` the client gave (`cli on host-1 via http 127.0.0.1`).
+ * The client is the principal of its credentials (`req.auth`, set by the front door): it lists and sees the requests
+ * it made or may answer, and answers only those the request's `approvers` allow.
  */
 export async function serveApprovals(service: ApprovalService, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
   try {
     const route = routeOf(pathname);
+    const client = principalOf((req as { auth?: AuthInfo }).auth);
     switch (route.kind) {
       case 'none':
         return sendError(res, 404, notFound(route.id));
       case 'list':
         if (!allowed(req, res, 'GET')) return;
-        return sendJson(res, 200, { approvals: await service.list() });
+        return sendJson(res, 200, { approvals: await service.list(client) });
       case 'show':
         if (!allowed(req, res, 'GET')) return;
-        return sendJson(res, 200, await service.show(route.id));
+        return sendJson(res, 200, await service.show(route.id, client));
       case 'answer': {
         if (!allowed(req, res, 'POST')) return;
         const answer = answerOf(await readBody(req), route.approved, req);
-        return sendJson(res, 200, await service.answer(route.id, answer));
+        return sendJson(res, 200, await service.answer(route.id, answer, client));
       }
     }
   } catch (error) {
@@ -127,7 +132,13 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-const STATUS: Partial<Record<ErrorCode, number>> = { APPROVAL_NOT_FOUND: 404, APPROVAL_ANSWERED: 409, INVALID_ARGUMENTS: 400, PAYLOAD_TOO_LARGE: 413 };
+const STATUS: Partial<Record<ErrorCode, number>> = {
+  APPROVAL_NOT_FOUND: 404,
+  APPROVAL_ANSWERED: 409,
+  APPROVER_NOT_ALLOWED: 403,
+  INVALID_ARGUMENTS: 400,
+  PAYLOAD_TOO_LARGE: 413,
+};
 
 function statusOf(error: unknown): number {
   return (isAgentSpacesError(error) && STATUS[error.code]) || 500;
