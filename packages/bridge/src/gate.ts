@@ -1,4 +1,4 @@
-import { createRedactor, ratePeriodMs, type McpServers, type PoliciesConfig } from '@agent-spaces/capabilities';
+import { createGrowingRedactor, ratePeriodMs, type McpServers, type PoliciesConfig } from '@agent-spaces/capabilities';
 import { DEFAULT_AUDIT_ROTATION } from './stores/audit-log.js';
 import { checkPolicyNames } from './policy-names.js';
 import { approvalRequirement, createPolicy } from './policy.js';
@@ -43,6 +43,11 @@ export interface Gate {
   bridgeOptions: Omit<BridgeOptions, 'capabilities'>;
   /** The audit log file, unless `policies.audit` is false or another audit store is given. */
   auditFile: string | undefined;
+  /**
+   * Redacts `value` from outcomes, events and the audit log from now on as `[REDACTED:<name>]`: a per-user secret
+   * (`user:NAME`), handed over when it is resolved, before it is sent anywhere.
+   */
+  addSecret(name: string, value: string): void;
   /** Closes the audit log (a store given in `stores` stays open: its owner closes it). */
   close(): void;
 }
@@ -60,7 +65,7 @@ export async function createGate(config: GateConfig, capabilities: readonly Host
   const rulesPolicy = createPolicy(policies);
   checkPolicyNames(policies, capabilities);
   const names = new Set([...(policies.secrets ?? []), ...capabilities.flatMap((c) => c.secrets ?? []), ...placeholderNames(config.mcpServers ?? {})]);
-  const redactor = createRedactor(secretsFromEnv(names, config.env));
+  const redactor = createGrowingRedactor(secretsFromEnv(names, config.env));
   const given = config.stores ?? {};
   const owned = policies.audit === false || given.audit ? undefined : new FileAuditStore(config.outDir, config.name, auditOptions(policies.audit));
   const audit = policies.audit === false ? undefined : (givenAudit(given.audit, config.name) ?? owned);
@@ -77,12 +82,13 @@ export async function createGate(config: GateConfig, capabilities: readonly Host
       ...(policies.rateLimits ? { rateLimits: policies.rateLimits } : {}),
       ...(policies.rateLimitMaxWaitMs ? { rateLimitMaxWaitMs: policies.rateLimitMaxWaitMs } : {}),
       ...(history ? { rateLimitHistory: history } : {}),
-      ...(redactor.names.length > 0 ? { redactor } : {}),
+      redactor,
       ...(audit ? { audit } : {}),
       ...(given.approvals ? { approvalStore: given.approvals } : {}),
       ...(given.rateLimits ? { rateLimitStore: given.rateLimits } : {}),
     },
     auditFile: owned?.file,
+    addSecret: (name, value) => redactor.add(name, value),
     close: () => owned?.close(),
   };
 }

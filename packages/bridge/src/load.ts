@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv';
-import { AgentSpacesError, CAPABILITY_FILES, builtFile, isAgentSpacesError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, CAPABILITY_FILES, builtFile, isAgentSpacesError, type UserCredentials } from '@agent-spaces/capabilities';
 import { approvalTemplate } from './approval-template.js';
 import { readBuiltCapability, type BuiltCapability } from './built-files.js';
 import type { Executor, ExecutorContext } from './executors/executor.js';
@@ -49,6 +49,8 @@ export interface LoadOptions {
    * (`undefined` for a result without data; to infer the tool's result type, `ResultRecorder`). Must not throw.
    */
   onMcpToolData?: (id: string, tool: string, data: unknown) => void;
+  /** Where `${user:NAME}` in `openapi` auth and headers and `http` headers resolve for the calling principal. */
+  userSecrets?: UserCredentials;
 }
 
 async function toHostCapability(
@@ -57,7 +59,15 @@ async function toHostCapability(
   handlers: RuntimeHandlers | undefined,
   options: LoadOptions,
 ): Promise<HostCapability> {
-  const context: ExecutorContext = { id: built.id, exportName: built.exportName, dir: built.dir, handlers, mcp: options.mcp, onMcpToolData: options.onMcpToolData };
+  const context: ExecutorContext = {
+    id: built.id,
+    exportName: built.exportName,
+    dir: built.dir,
+    handlers,
+    mcp: options.mcp,
+    onMcpToolData: options.onMcpToolData,
+    userSecrets: options.userSecrets,
+  };
   const executor = await bindExecutor(built, context);
   const functions = new Map<string, HostFunction>();
   for (const fn of built.functions) {
@@ -128,7 +138,7 @@ async function bindExecutor(built: BuiltCapability, context: ExecutorContext): P
     case 'runtime':
       return runtimeExecutor(context);
     case 'openapi':
-      return openApiExecutor(spec);
+      return openApiExecutor(spec, process.env, {}, context.userSecrets);
     case 'mcp':
       return mcpExecutor(spec, built.id, context.mcp, context.onMcpToolData);
     default:

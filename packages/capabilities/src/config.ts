@@ -24,6 +24,12 @@ export interface AgentSpacesConfig {
    * Without this key, a `.mcp.json` or `mcp.json` next to the config file is read.
    */
   mcpServers?: McpServers;
+  /**
+   * The operator's per-user secrets file, relative to the config file: `{ "<principal id>": { "NAME": "value" } }`,
+   * what `${user:NAME}` placeholders of `mcpServers` and `openapi` resolve to for the calling principal (docs/mcp.md,
+   * "Per-user credentials"). Read at call time, again when it changes; mode 0600.
+   */
+  userSecrets?: string;
   /** OpenAPI / Swagger servers to build as capabilities, one per entry (docs/openapi.md). */
   openapi?: OpenApiSourceConfig[];
   /** Approval rules, headless mode, rate limits, secrets to redact and the audit log (docs/policies.md). */

@@ -58,6 +58,7 @@ export {
   type WireError,
 } from './errors.js';
 export { LOCAL_PRINCIPAL, type Principal } from './principal.js';
+export { UserCredentials, expandUserPlaceholders, userPlaceholderNames, userPlaceholdersIn, type UserSecrets } from './user-secrets.js';
 export { isPlainObject, isRecord } from './shape.js';
 export { envValue, expandPlaceholders, isEnvName, placeholdersIn, type PlaceholderEnv } from './placeholders.js';
 export { RATE_PERIODS, isRatePeriod, ratePeriodMs, type RatePeriod } from './rate-periods.js';
@@ -146,4 +147,4 @@ export { payloadBytes } from './payload.js';
 export { checkJsonParams, escapePointer, jsonProblem, jsonText } from './json-text.js';
 export { readResponseBody } from './response-body.js';
 export { visibleText } from './visible-text.js';
-export { MIN_SECRET_LENGTH, createRedactor, type Redactor } from './redact.js';
+export { MIN_SECRET_LENGTH, createGrowingRedactor, createRedactor, type GrowingRedactor, type Redactor } from './redact.js';

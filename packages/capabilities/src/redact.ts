@@ -27,14 +27,14 @@ export interface Redactor {
 }
 
 /**
- * A redactor for the given `name → value` secrets; values shorter than {@link MIN_SECRET_LENGTH} are skipped. All
+ * A redactor for the given `name → value` secrets (a `Map`, or pairs where one name may have several values); values shorter than {@link MIN_SECRET_LENGTH} are skipped. All
  * secrets are compiled into one regular expression for text and one for bytes; longer values come first, so a secret
  * containing another is replaced whole.
  * @example
  * createRedactor(new Map([['API_TOKEN', 'tok-123456']])).text('Bearer tok-123456') // 'Bearer [REDACTED:API_TOKEN]'
  * createRedactor(new Map([['PW', 'a"b\\c-d']])).text('{"pw":"a\\"b\\\\c-d"}') // '{"pw":"[REDACTED:PW]"}'
  */
-export function createRedactor(secrets: ReadonlyMap<string, string>): Redactor {
+export function createRedactor(secrets: Iterable<readonly [name: string, value: string]>): Redactor {
   const byValue = new Map<string, string>();
   for (const [name, value] of secrets) if (value.length >= MIN_SECRET_LENGTH && !byValue.has(value)) byValue.set(value, name);
   const names = [...new Set(byValue.values())].sort();
@@ -48,6 +48,38 @@ export function createRedactor(secrets: ReadonlyMap<string, string>): Redactor {
   // Most values hold no secret: look first (no allocation), copy only when something must change.
   const value = <T>(input: T): T => (holdsSecret(input, walker, new Set()) ? redactValue(input, walker, new Map()) : input);
   return { names, text: text.replace, value };
+}
+
+/** A {@link Redactor} that learns secrets while in use: {@link createGrowingRedactor}. */
+export interface GrowingRedactor extends Redactor {
+  /** Redacts `value` as `[REDACTED:<name>]` from now on (a value already known is kept under its first name). */
+  add(name: string, value: string): void;
+}
+
+/**
+ * A redactor of `initial` that also redacts each value {@link GrowingRedactor.add} hands it (per-user secrets,
+ * resolved at call time). It keeps the `limit` most recently added values (default 1024) besides `initial`; the
+ * matcher is compiled again only when a new value arrives.
+ */
+export function createGrowingRedactor(initial: ReadonlyMap<string, string>, limit = 1024): GrowingRedactor {
+  const added = new Map<string, string>();
+  let current = createRedactor(initial);
+  return {
+    get names() {
+      return current.names;
+    },
+    text: (text) => current.text(text),
+    value: (value) => current.value(value),
+    add(name, value) {
+      if (value.length < MIN_SECRET_LENGTH) return;
+      const known = added.get(value);
+      added.delete(value);
+      added.set(value, known ?? name);
+      if (known !== undefined) return;
+      if (added.size > limit) added.delete(added.keys().next().value!);
+      current = createRedactor([...initial, ...[...added].map(([secret, secretName]) => [secretName, secret] as const)]);
+    },
+  };
 }
 
 /** One compiled alternation of every secret's forms, each secret in its own capture group. */

@@ -7,6 +7,7 @@ import {
   type McpServerConfig,
   type McpServers,
   type McpStdioServerConfig,
+  userPlaceholderNames,
 } from '@agent-spaces/capabilities';
 
 /**
@@ -53,6 +54,11 @@ function parseServer(entry: unknown, where: string, name: string): McpServerConf
   for (const key of Object.keys(entry)) {
     if (!allowed.has(key)) {
       throw invalid(where, name, key, `is not a field of ${remote ? 'a remote (url)' : 'a stdio (command)'} server`);
+    }
+  }
+  for (const field of remote ? ['url'] : ['command', 'args', 'cwd']) {
+    if (userPlaceholderNames(entry[field]).length > 0) {
+      throw invalid(where, name, field, 'cannot hold ${user:NAME}: per-user secrets go in headers (remote) or env (stdio)');
     }
   }
   if (remote) {

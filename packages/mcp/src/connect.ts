@@ -101,11 +101,17 @@ class WatchedStdioTransport extends StdioClientTransport {
 }
 
 /**
- * Expands the server's `${VAR}` placeholders, starts or reaches it and completes the `initialize` handshake.
+ * Expands the server's `${VAR}` placeholders (and `${user:NAME}` from `user`, the calling principal's secrets; see
+ * `expandServerConfig`), starts or reaches it and completes the `initialize` handshake.
  * Failures throw `MCP_UNAVAILABLE` naming the server, with `data.reason` (see {@link McpFailureReason}).
  */
-export async function connectMcpServer(server: string, config: McpServerConfig, options: ConnectOptions = {}): Promise<McpConnection> {
-  const { config: expanded, variables } = expandServerConfig(server, config, await loadMcpEnv(options));
+export async function connectMcpServer(
+  server: string,
+  config: McpServerConfig,
+  options: ConnectOptions = {},
+  user?: ReadonlyMap<string, string>,
+): Promise<McpConnection> {
+  const { config: expanded, variables } = expandServerConfig(server, config, await loadMcpEnv(options), user);
   const secrets = [...new Set(variables.values())];
   const timeout = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_MS;
   const client = () => new Client(options.clientInfo ?? { name: 'agent-spaces', version: '0.1.0' }, { capabilities: {} });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
-import { AgentSpacesError, expandPlaceholders, type PlaceholderEnv } from '@agent-spaces/capabilities';
+import { AgentSpacesError, envValue, expandPlaceholders, expandUserPlaceholders, type PlaceholderEnv } from '@agent-spaces/capabilities';
 import { MCP_PROJECT_FILES, isStdioServer, type McpServerConfig } from './config.js';
 
 /** Variables `${VAR}` placeholders are expanded from. */
@@ -63,21 +63,34 @@ export async function loadMcpEnv(options: McpEnvOptions = {}): Promise<McpEnv> {
 /**
  * Expands `${VAR}` and `${VAR:-default}` in every string of one server's config (a new object) and lists the
  * substituted values. A variable that is unset (and has no default) throws `CONFIG_INVALID` naming server and field.
+ * `${user:NAME}` takes `user.get(NAME)` (the calling principal's secret, listed as `user:NAME`); without `user` (the
+ * build, which has no user) it takes the environment variable NAME, an operator credential, and throws
+ * `CONFIG_INVALID` when that is unset.
  */
-export function expandServerConfig(server: string, config: McpServerConfig, env: McpEnv): ExpandedServerConfig {
+export function expandServerConfig(server: string, config: McpServerConfig, env: McpEnv, user?: ReadonlyMap<string, string>): ExpandedServerConfig {
   const variables = new Map<string, string>();
+  const unset = (field: string, variable: string, shown: string, where: string): never => {
+    throw new AgentSpacesError('CONFIG_INVALID', `mcpServers.${server}.${field}: ${shown} is not set (${where})`, { server, field, variable });
+  };
+  const userValue = (name: string, field: string): string => {
+    const value = user ? user.get(name) : envValue(env, name);
+    if (value === undefined) {
+      return unset(field, name, `\${user:${name}}`, user ? 'no per-user secret' : `the build has no user: set the environment variable ${name} to an operator credential`);
+    }
+    variables.set(user ? `user:${name}` : name, value);
+    return value;
+  };
   const expand = (value: string, field: string): string =>
-    expandPlaceholders(
+    expandUserPlaceholders(
       value,
-      env,
-      (name) => {
-        throw new AgentSpacesError('CONFIG_INVALID', `mcpServers.${server}.${field}: \${${name}} is not set (host environment or .env)`, {
-          server,
-          field,
-          variable: name,
-        });
-      },
-      (name, found) => variables.set(name, found),
+      (segment) =>
+        expandPlaceholders(
+          segment,
+          env,
+          (name) => unset(field, name, `\${${name}}`, 'host environment or .env'),
+          (name, found) => variables.set(name, found),
+        ),
+      (name) => userValue(name, field),
     );
   const record = (values: Record<string, string> | undefined, field: string) =>
     values && Object.fromEntries(Object.entries(values).map(([key, value]) => [key, expand(value, `${field}.${key}`)]));

@@ -8,7 +8,8 @@ import { AgentSpacesError, createRedactor } from '@agent-spaces/capabilities';
  * - `auth_refused`: the remote server answered 401 or 403;
  * - `connect_failed`: any other failure to connect (refused connection, bad URL, protocol error);
  * - `server_exited`: a connected server's process exited or its connection closed (in-flight calls fail with it);
- * - `pool_closed`: the client pool was closed.
+ * - `pool_closed`: the client pool was closed;
+ * - `connection_limit`: every per-user connection the pool may hold (`maxUserConnections`) is busy.
  */
 export type McpFailureReason =
   | 'spawn_failed'
@@ -17,7 +18,8 @@ export type McpFailureReason =
   | 'auth_refused'
   | 'connect_failed'
   | 'server_exited'
-  | 'pool_closed';
+  | 'pool_closed'
+  | 'connection_limit';
 
 /** How a server process ended, with the last lines it wrote to stderr. */
 export interface McpExit {

@@ -22,7 +22,8 @@ export interface McpExecutorOptions {
  * tool to `McpToolResult` (`{ content, text, data? }`, its data heard by `options.onToolData`); `listResources` to the resources, `readResource` to the contents, a
  * prompt function to the prompt's messages. A tool whose `fn.task` is `required` is called as an MCP task (its status
  * messages are progress too; an `optional` one gets a plain call). The server's progress notifications go to
- * `context.progress`; the call (or task) is cancelled when `context.signal` aborts. Params JSON cannot carry fail with `INVALID_PARAMS`; a result larger than the
+ * `context.progress`; the call (or task) is cancelled when `context.signal` aborts. A server whose config holds
+ * `${user:NAME}` is called over `context.principal`'s own connection (see `McpClientPool`). Params JSON cannot carry fail with `INVALID_PARAMS`; a result larger than the
  * stdio client reads (10 MiB) with `PAYLOAD_TOO_LARGE`.
  */
 export function createMcpExecutor(
@@ -32,14 +33,15 @@ export function createMcpExecutor(
 ): McpExecutor {
   const { server, toolsHash } = spec;
   return async (fn, params, context) => {
-    if (toolsHash !== undefined) await pool.checkStale(server, toolsHash);
-    const callOptions = { signal: context.signal, onProgress: context.progress };
+    const { principal } = context;
+    if (toolsHash !== undefined) await pool.checkStale(server, toolsHash, principal);
+    const callOptions = { signal: context.signal, onProgress: context.progress, principal };
     const args = paramsObject(params, context);
     const target = parseMcpSourceName(fn.sourceName);
     switch (target.kind) {
       case 'tool': {
         const result = await pool.callTool(server, target.name, args, fn.task === 'required' ? { ...callOptions, task: true } : callOptions);
-        const tool = await pool.tool(server, target.name);
+        const tool = await pool.tool(server, target.name, principal);
         if (tool?.outputSchema) return result.structuredContent;
         const value = toToolResult(result);
         options.onToolData?.(target.name, value.data);

@@ -1,4 +1,4 @@
-import { AgentSpacesError, type McpServers } from '@agent-spaces/capabilities';
+import { AgentSpacesError, type McpServers, type UserCredentials } from '@agent-spaces/capabilities';
 import { readBuiltMeta } from '@agent-spaces/bridge/output';
 import type { McpClientPool, McpEnv } from '@agent-spaces/mcp';
 
@@ -21,6 +21,8 @@ export interface SpaceMcpOptions {
   mcpServers?: McpServers;
   /** Hears each line a server writes to stderr, with the id of the capability calling it and `mcp server <name>`. */
   onOutput?: (capability: string, source: string, line: string) => void;
+  /** Where `${user:NAME}` of the servers' configs resolve: each principal gets its own connection of such a server. */
+  userSecrets?: UserCredentials;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function createSpaceMcp(capabilitiesDir: string, ids: readonly stri
   const { onOutput } = options;
   const pool = new McpClientPool(servers, {
     projectRoot: options.rootDir,
+    ...(options.userSecrets ? { userSecrets: options.userSecrets } : {}),
     ...(onOutput ? { onStderr: (server: string, line: string) => onOutput(needed.get(server) ?? server, `mcp server ${server}`, line) } : {}),
   });
   const env = await loadMcpEnv({ projectRoot: options.rootDir });

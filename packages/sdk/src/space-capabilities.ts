@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import type { UserCredentials } from '@agent-spaces/capabilities';
 import { ResultRecorder, listBuiltCapabilities, resolveCapabilityNames } from '@agent-spaces/bridge/output';
 import { loadCapabilities, type HostCapability } from '@agent-spaces/bridge';
 import { createStdCapability } from '@agent-spaces/std';
@@ -26,6 +27,8 @@ export function spacePaths(options: SpaceOptions): SpacePaths {
 export interface CapabilityHost {
   onOutput(capability: string, source: string, line: string): void;
   redact<T>(value: T): T;
+  /** Where `${user:NAME}` resolve for MCP servers, OpenAPI and HTTP capabilities. */
+  userSecrets: UserCredentials;
 }
 
 /** A space's capabilities, loaded: built ones, inline ones (compiled into a temporary folder) and std. */
@@ -60,10 +63,16 @@ export async function loadSpaceCapabilities(options: SpaceOptions, paths: SpaceP
   });
   const named = options.capabilities?.filter((c): c is string => typeof c === 'string');
   const builtIds = named ? resolveCapabilityNames(capabilitiesDir, named) : listBuiltCapabilities(capabilitiesDir);
-  const mcp = await createSpaceMcp(capabilitiesDir, builtIds, { rootDir, onOutput: host.onOutput, ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}) });
+  const mcp = await createSpaceMcp(capabilitiesDir, builtIds, {
+    rootDir,
+    onOutput: host.onOutput,
+    userSecrets: host.userSecrets,
+    ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
+  });
   const recorder = mcp && options.recordResults !== false ? new ResultRecorder(outDir) : undefined;
   const built = await loadCapabilities(capabilitiesDir, builtIds, options.handlers, {
     ...(mcp ? { mcp: mcp.pool } : {}),
+    userSecrets: host.userSecrets,
     // Redacted before its shape is taken: a secret never reaches the record, not even as a field name.
     ...(recorder ? { onMcpToolData: (id: string, tool: string, data: unknown) => recorder.record(id, tool, host.redact(data)) } : {}),
   });

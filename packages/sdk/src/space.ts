@@ -1,5 +1,6 @@
-import { AgentSpacesError, findStdConfigProblem, findTypecheckBudgetProblem, resolveTypecheckBudget } from '@agent-spaces/capabilities';
-import { MemoryRunStore, createBridge, createGate, type Bridge, type Gate } from '@agent-spaces/bridge';
+import { resolve } from 'node:path';
+import { AgentSpacesError, UserCredentials, findStdConfigProblem, findTypecheckBudgetProblem, resolveTypecheckBudget } from '@agent-spaces/capabilities';
+import { FileUserSecrets, MemoryRunStore, createBridge, createGate, type Bridge, type Gate } from '@agent-spaces/bridge';
 import { ProcessSandbox, Sandbox } from '@agent-spaces/runtime';
 import type { ResolvedConfig } from '@agent-spaces/compiler';
 import { AgentViews, ask } from './agent/ask.js';
@@ -25,6 +26,7 @@ export function configSpaceOptions(rootDir: string, config: ResolvedConfig): Spa
     std: config.std,
     recordResults: config.recordResults,
     typecheckBudget: config.typecheck,
+    ...(config.userSecrets === undefined ? {} : { userSecrets: config.userSecrets }),
   };
 }
 
@@ -39,12 +41,15 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   checkOptions(options);
   const paths = spacePaths(options);
   let bridge: Bridge | undefined;
+  let gate: Gate | undefined;
   const capabilities = await loadSpaceCapabilities(options, paths, {
     // A server's stderr becomes a run log of the call in flight (or a line on stderr): the bridge decides.
     onOutput: (capability, source, line) => bridge?.output(capability, source, line),
     redact: (value) => (bridge ? bridge.redact(value) : value),
+    // Resolved only by calls, so once the gate is open: its redactor learns each per-user secret before it is sent.
+    userSecrets: userCredentials(options, paths, (name, value) => gate?.addSecret(name, value)),
   });
-  const gate = await openGate(options, paths, capabilities);
+  gate = await openGate(options, paths, capabilities);
   bridge = createBridge({ capabilities: [...capabilities.offered, capabilities.std], ...gate.bridgeOptions });
   const { modules, declarations } = await spaceModules(capabilities);
   const sandbox = createSandbox(options, modules);
@@ -96,6 +101,13 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     },
   };
   return space;
+}
+
+/** The space's per-user secrets (`options.userSecrets`: a file relative to `rootDir`, or a store), handing each value resolved to `onResolved`. */
+function userCredentials(options: SpaceOptions, paths: SpacePaths, onResolved: (name: string, value: string) => void): UserCredentials {
+  const { userSecrets } = options;
+  const store = typeof userSecrets === 'string' ? new FileUserSecrets(resolve(paths.rootDir, userSecrets)) : userSecrets;
+  return new UserCredentials(store, onResolved);
 }
 
 /** Throws `CONFIG_INVALID` naming the field for a bad `isolation`, `std` or `typecheckBudget`. */

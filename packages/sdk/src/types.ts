@@ -1,4 +1,4 @@
-import type { AnyToolDefinition, McpServers, PoliciesConfig, Principal, RunEvent, StdConfig, TypecheckBudget } from '@agent-spaces/capabilities';
+import type { AnyToolDefinition, McpServers, PoliciesConfig, Principal, RunEvent, StdConfig, TypecheckBudget, UserSecrets } from '@agent-spaces/capabilities';
 import type { Approvals, Approver, GateStores, PolicyHook, RunStore, RuntimeHandlers } from '@agent-spaces/bridge';
 import type { ProcessOptions, RunLimits, SandboxStats, SessionOptions } from '@agent-spaces/runtime';
 import type { AgentRun, AskOptions } from './agent/agent-run.js';
@@ -71,6 +71,13 @@ export interface SpaceOptions {
    * starts each server on its first call, keeps it for later runs, and stops it in `close()`.
    */
   mcpServers?: McpServers;
+  /**
+   * Where `${user:NAME}` placeholders (MCP server `headers` / `env`, OpenAPI `auth` / `headers`, HTTP tool `headers`)
+   * resolve for the principal of each call (`RunOptions.principal`, `local` without one): a JSON file path relative to
+   * `rootDir` (`{ "<principal id>": { "NAME": "value" } }`, the config key `userSecrets`; docs/mcp.md, "Per-user
+   * credentials"), or any {@link UserSecrets} store. Default: none, so such a call fails `CREDENTIAL_MISSING`.
+   */
+  userSecrets?: string | UserSecrets;
   /**
    * Record the shape of each result of an MCP tool without an output schema (field names and JSON types of its
    * data, never a value) into `<outDir>/observed/<id>.json`, so the next `capabilities build` types the tool's

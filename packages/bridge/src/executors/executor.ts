@@ -1,4 +1,4 @@
-import type { McpTaskSupport } from '@agent-spaces/capabilities';
+import type { McpTaskSupport, UserCredentials } from '@agent-spaces/capabilities';
 import type { RuntimeHandlers, HostFunction } from '../types.js';
 import type { McpClientPool } from '@agent-spaces/mcp';
 
@@ -20,6 +20,8 @@ export interface ExecutorContext {
   mcp: McpClientPool | undefined;
   /** Hears the data of each result of an MCP tool without an output schema (`LoadOptions.onMcpToolData`): id, tool, data. */
   onMcpToolData?: ((id: string, tool: string, data: unknown) => void) | undefined;
+  /** Where `${user:NAME}` of `http` headers and `openapi` auth and headers resolve (`LoadOptions.userSecrets`). */
+  userSecrets?: UserCredentials | undefined;
 }
 
 /** Binds a capability's functions to the place their calls go. */

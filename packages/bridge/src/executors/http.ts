@@ -1,4 +1,13 @@
-import { AgentSpacesError, checkJsonParams, expandPlaceholders, readResponseBody, type PlaceholderEnv } from '@agent-spaces/capabilities';
+import {
+  AgentSpacesError,
+  UserCredentials,
+  checkJsonParams,
+  expandPlaceholders,
+  expandUserPlaceholders,
+  readResponseBody,
+  userPlaceholderNames,
+  type PlaceholderEnv,
+} from '@agent-spaces/capabilities';
 import { bodyTooLarge, MAX_RESPONSE_BYTES } from './bodies.js';
 import type { Executor, ExecutorContext, FunctionRef } from './executor.js';
 
@@ -9,17 +18,21 @@ const MAX_BODY_IN_ERROR = 1000;
  * headers. A 2xx JSON response body is the result (a non-JSON one is returned as text, an empty one as `null`);
  * any other status fails the call with `HANDLER_ERROR` carrying `status`. Params JSON cannot carry (a bigint) fail with
  * `INVALID_PARAMS`; a body past 10 MiB is not read and fails with `PAYLOAD_TOO_LARGE`. `${VAR}` and `${VAR:-default}` in a header
- * value are read from `env` (default `process.env`) at call time, on the host only.
+ * value are read from `env` (default `process.env`) at call time, on the host only; `${user:NAME}` is the calling
+ * principal's own secret (`context.userSecrets`; `CREDENTIAL_MISSING` without it, and nothing is sent).
  */
 export function httpExecutor(
   spec: { url: string; headers?: Record<string, string> },
   context: ExecutorContext,
   env: PlaceholderEnv = process.env,
 ): Executor {
+  const userNames = userPlaceholderNames(spec.headers ?? {});
+  const credentials = context.userSecrets ?? new UserCredentials(undefined);
   return {
     execute: (fn: FunctionRef) => async (params, handlerContext) => {
       checkJsonParams(params, `${context.id}.${fn.name}`);
-      const headers = { 'content-type': 'application/json', accept: 'application/json', ...expandHeaders(spec.headers ?? {}, env) };
+      const user = userNames.length > 0 ? await credentials.resolve(handlerContext.principal, userNames, `capability '${context.id}'`) : new Map<string, string>();
+      const headers = { 'content-type': 'application/json', accept: 'application/json', ...expandHeaders(spec.headers ?? {}, env, user) };
       let response: Response;
       try {
         response = await fetch(spec.url, {
@@ -64,12 +77,15 @@ function describeFetchError(error: unknown): string {
   return typeof code === 'string' ? `${error.message} (${code})` : error.message;
 }
 
-function expandHeaders(headers: Record<string, string>, env: PlaceholderEnv): Record<string, string> {
+/** The headers with `${VAR}` expanded from `env` and `${user:NAME}` from `user` (resolved, so always there). */
+function expandHeaders(headers: Record<string, string>, env: PlaceholderEnv, user: ReadonlyMap<string, string>): Record<string, string> {
   const expanded: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    expanded[name] = expandPlaceholders(value, env, (variable) => {
-      throw new AgentSpacesError('HANDLER_ERROR', `Environment variable ${variable} (used by header ${name}) is not set`, { variable, header: name });
-    });
+    const fromEnv = (segment: string) =>
+      expandPlaceholders(segment, env, (variable) => {
+        throw new AgentSpacesError('HANDLER_ERROR', `Environment variable ${variable} (used by header ${name}) is not set`, { variable, header: name });
+      });
+    expanded[name] = expandUserPlaceholders(value, fromEnv, (secret) => user.get(secret)!);
   }
   return expanded;
 }

@@ -1,6 +1,7 @@
 import {
   AgentSpacesError,
   expandPlaceholders,
+  expandUserPlaceholders,
   type OpenApiAuth,
   type OpenApiExecutorSpec,
   type OpenApiOperationSpec,
@@ -24,7 +25,8 @@ const MIN_REDACTED_LENGTH = 4;
 /**
  * Builds the request of one call from its operation and params: path parameters encoded into the template,
  * query, header and cookie parameters serialized by their style, the JSON body, the spec's headers and the auth,
- * with every `${VAR}` resolved from `env`. Throws `INVALID_PARAMS` for a missing path parameter and `HANDLER_ERROR`
+ * with every `${VAR}` resolved from `env` and every `${user:NAME}` from `user` (the calling principal's secrets, all
+ * resolved already). Throws `INVALID_PARAMS` for a missing path parameter and `HANDLER_ERROR`
  * (`data.kind: 'secret'`) for an unset variable.
  */
 export function prepareRequest(
@@ -32,9 +34,19 @@ export function prepareRequest(
   operation: OpenApiOperationSpec,
   params: Record<string, unknown>,
   env: SecretEnv,
+  user: ReadonlyMap<string, string> = new Map(),
 ): PreparedRequest {
   const secrets = new Map<string, string>();
-  const fill = (template: string, field: string): string => resolveSecrets(template, env, secrets, field);
+  const fill = (template: string, field: string): string =>
+    expandUserPlaceholders(
+      template,
+      (segment) => resolveSecrets(segment, env, secrets, field),
+      (name) => {
+        const value = user.get(name)!;
+        secrets.set(value, `user:${name}`);
+        return value;
+      },
+    );
 
   const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const param = operation.params.find((p) => p.in === 'path' && p.name === name);

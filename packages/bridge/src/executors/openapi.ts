@@ -1,5 +1,13 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { AgentSpacesError, checkJsonParams, readResponseBody, type OpenApiExecutorSpec } from '@agent-spaces/capabilities';
+import {
+  AgentSpacesError,
+  UserCredentials,
+  checkJsonParams,
+  readResponseBody,
+  userPlaceholderNames,
+  type OpenApiExecutorSpec,
+  type Principal,
+} from '@agent-spaces/capabilities';
 import { bodyTooLarge, MAX_RESPONSE_BYTES } from './bodies.js';
 import type { Executor } from './executor.js';
 import { prepareRequest, redact, type PreparedRequest, type SecretEnv } from './openapi-request.js';
@@ -23,7 +31,7 @@ export interface OpenApiExecutorOptions {
 }
 
 /** Executes one function of an `openapi` capability; resolves with the decoded response body. */
-export type OpenApiExecutor = (functionName: string, params: unknown, context: { signal?: AbortSignal }) => Promise<unknown>;
+export type OpenApiExecutor = (functionName: string, params: unknown, context: { signal?: AbortSignal; principal?: Principal | undefined }) => Promise<unknown>;
 
 /** Methods retried after a network error: repeating them cannot apply a change twice. */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
@@ -37,12 +45,19 @@ const RETRY_STATUSES = new Set([429, 503]);
  * at most `maxTries` attempts. A non-2xx answer is an `HttpError`: `AgentSpacesError('HANDLER_ERROR')` with
  * `data: { kind: 'http', status, method, path, url, body }`, secrets replaced by `[REDACTED:VAR]`. Params JSON cannot
  * carry (a bigint) fail with `INVALID_PARAMS`; a response body past `maxResponseBytes` is not read and fails the call
- * with `PAYLOAD_TOO_LARGE`.
+ * with `PAYLOAD_TOO_LARGE`. `${user:NAME}` in `auth` and `headers` is `context.principal`'s own secret from
+ * `userSecrets` (`CREDENTIAL_MISSING`, and nothing is sent, when it has none).
  * @example
  * const execute = createOpenApiExecutor(meta.executor, process.env);
  * const todo = await execute('getTodo', { id: 7 }, { signal });
  */
-export function createOpenApiExecutor(spec: OpenApiExecutorSpec, env: SecretEnv = process.env, options: OpenApiExecutorOptions = {}): OpenApiExecutor {
+export function createOpenApiExecutor(
+  spec: OpenApiExecutorSpec,
+  env: SecretEnv = process.env,
+  options: OpenApiExecutorOptions = {},
+  userSecrets: UserCredentials = new UserCredentials(undefined),
+): OpenApiExecutor {
+  const userNames = userPlaceholderNames([spec.auth, spec.headers]);
   const settings = {
     timeoutMs: options.timeoutMs ?? 30_000,
     maxTries: Math.max(1, options.maxTries ?? 3),
@@ -60,14 +75,20 @@ export function createOpenApiExecutor(spec: OpenApiExecutorSpec, env: SecretEnv 
       if (params !== undefined) throw new AgentSpacesError('INVALID_PARAMS', `Params of "${functionName}" must be an object`, { function: functionName });
     }
     checkJsonParams(params, functionName);
-    const request = prepareRequest(spec, operation, (params ?? {}) as Record<string, unknown>, env);
+    const user = userNames.length > 0 ? await userSecrets.resolve(context.principal, userNames, `OpenAPI ${spec.baseUrl}`) : undefined;
+    const request = prepareRequest(spec, operation, (params ?? {}) as Record<string, unknown>, env, user);
     return send(request, operation.path, settings, context.signal);
   };
 }
 
 /** The `openapi` executor in the loader's {@link Executor} shape: each function runs the operation stored under its name. */
-export function openApiExecutor(spec: OpenApiExecutorSpec, env: SecretEnv = process.env, options: OpenApiExecutorOptions = {}): Executor {
-  const run = createOpenApiExecutor(spec, env, options);
+export function openApiExecutor(
+  spec: OpenApiExecutorSpec,
+  env: SecretEnv = process.env,
+  options: OpenApiExecutorOptions = {},
+  userSecrets?: UserCredentials,
+): Executor {
+  const run = createOpenApiExecutor(spec, env, options, userSecrets);
   return { execute: (fn) => (params, context) => run(fn.name, params, context) };
 }
 

@@ -28,6 +28,8 @@ export interface ResolvedConfig {
   std: StdConfig;
   /** Whether runs record the shapes of MCP results without an output schema (`recordResults`, default true). */
   recordResults: boolean;
+  /** The per-user secrets file (`userSecrets`, made absolute), when the config names one. */
+  userSecrets?: string;
   /** The `typecheck` budget as written (`{}` when absent: the defaults of `DEFAULT_TYPECHECK_BUDGET`). */
   typecheck: Partial<TypecheckBudget>;
 }
@@ -91,6 +93,7 @@ export function resolveConfig(config: AgentSpacesConfig, rootDir: string): Resol
     std: structuredClone(config.std ?? {}),
     recordResults: config.recordResults ?? true,
     typecheck: { ...config.typecheck },
+    ...(config.userSecrets === undefined ? {} : { userSecrets: resolve(rootDir, config.userSecrets) }),
   };
 }
 

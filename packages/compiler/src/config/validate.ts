@@ -87,6 +87,7 @@ const CONFIG_KEYS: { readonly [K in keyof Required<AgentSpacesConfig>]: ConfigCh
     return problem === undefined ? undefined : `is invalid (${problem.message})`;
   },
   recordResults: boolean,
+  userSecrets: nonEmptyString,
   typecheck: (value) => {
     const problem = findTypecheckBudgetProblem(value);
     return problem === undefined ? undefined : `is invalid (${problem})`;
