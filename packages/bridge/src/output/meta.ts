@@ -104,7 +104,9 @@ function readConfig(fields: FieldReader, raw: unknown): CapabilityConfig {
     if (typeof requests !== 'number' || !(requests > 0)) fields.fail('/config/rateLimit/requests', 'must be a positive number');
     const period = limit.period;
     if (!isRatePeriod(period)) fields.fail('/config/rateLimit/period', `must be a positive number of ms or one of ${RATE_PERIODS.join(', ')}`);
-    result.rateLimit = { requests, period };
+    const per = limit.per;
+    if (per !== undefined && per !== 'space' && per !== 'user') fields.fail('/config/rateLimit/per', 'must be "space" or "user"');
+    result.rateLimit = { requests, period, ...(per === 'user' ? { per } : {}) };
   }
   return result;
 }

@@ -185,5 +185,10 @@ function readRateLimit(value: unknown, pointer: string, report: Report): Capabil
   if (!goodPeriod) {
     report('INVALID_DEFINITION', pointerJoin(pointer, 'period'), `period must be one of ${RATE_PERIODS.join(', ')} or a positive number`);
   }
-  return ok && goodPeriod ? { requests: requests as number, period } : undefined;
+  const { per } = value;
+  if (per !== undefined && per !== 'space' && per !== 'user') {
+    report('INVALID_DEFINITION', pointerJoin(pointer, 'per'), 'per must be "space" or "user"');
+    ok = false;
+  }
+  return ok && goodPeriod ? { requests: requests as number, period, ...(per === 'user' ? { per: 'user' as const } : {}) } : undefined;
 }
