@@ -9,7 +9,7 @@ export { declarationsCatalog } from './emit/catalog-dts.js';
 export { schemaDeclarations, type SchemaDeclarations } from './emit/schema-declarations.js';
 export { hideDeclaredFunctions } from './emit/hide.js';
 export { configSources } from './sources/config-sources.js';
-export { SKILLS_DIR, SKILLS_ID, checkSkill, skillDeclarations, skillFiles, skillNameProblem, type CheckSkillOptions } from './skills.js';
+export { SKILLS_DIR, SKILLS_ID, checkSkill, skillDeclarations, skillFiles, skillNameProblem, skillsModule, type CheckSkillOptions } from './skills.js';
 export { buildFreshness, type BuildFreshness } from './freshness.js';
 export { selfServers } from './sources/mcp-config.js';
 export { inlineSource, isDefineToolValue } from './sources/inline.js';

@@ -187,7 +187,7 @@ function bundleSkill(rootDir: string, name: string, code: string): Promise<Bundl
 }
 
 /** The module of `skills` from their bundles (given as text, no file read): `export const skills = { … }`. */
-function combineSkills(rootDir: string, skills: readonly Skill[]): Promise<Bundle> {
+function combineSkills(rootDir: string, skills: ReadonlyArray<Pick<Skill, 'name' | 'code'>>): Promise<Bundle> {
   const bundles = new Map(skills.map((s) => [s.name, s.code]));
   const bundled: Plugin = {
     name: 'bundled-skills',
@@ -206,6 +206,22 @@ function combineSkills(rootDir: string, skills: readonly Skill[]): Promise<Bundl
     scope: SKILL_SCOPE,
     plugins: [bundled],
   });
+}
+
+/**
+ * The module `@capabilities/skills` holding only the skills `names` of the project at `rootDir` (a space that may not
+ * offer the others: their code must not reach its isolate), bundled from their files as a build bundles them. A skill
+ * whose file is gone or no longer bundles is left out.
+ */
+export async function skillsModule(rootDir: string, names: readonly string[]): Promise<string> {
+  const skills: Array<Pick<Skill, 'name' | 'code'>> = [];
+  for (const name of names) {
+    const code = await readFile(join(rootDir, SKILLS_DIR, `${name}.ts`), 'utf8').catch(() => undefined);
+    const bundle = code === undefined ? undefined : await bundleSkill(rootDir, name, code);
+    if (bundle?.ok) skills.push({ name, code: bundle.code });
+  }
+  const bundle = skills.length > 0 ? await combineSkills(rootDir, skills) : undefined;
+  return bundle?.ok ? bundle.code : `export const ${SKILLS_ID} = {};\n`;
 }
 
 const skillName = (file: string) => file.slice(SKILLS_DIR.length + 1, -'.ts'.length);

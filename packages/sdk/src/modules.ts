@@ -13,9 +13,10 @@ export interface SpaceModules {
 
 /**
  * The sandbox modules of `capabilities` (std, then each `@capabilities/<id>` proxy) and their declarations, with the
- * hidden functions left out of them.
+ * hidden functions left out of them — also out of the code of the skills of the project at `rootDir`: a space that
+ * hides skills gets a skills module bundled without them.
  */
-export async function spaceModules(capabilities: SpaceCapabilities): Promise<SpaceModules> {
+export async function spaceModules(capabilities: SpaceCapabilities, rootDir: string): Promise<SpaceModules> {
   const modules = new Map<string, string>([[STD_MODULE, STD_MODULE_SOURCE]]);
   const declarations = new Map<string, string>(SANDBOX_DECLARATIONS);
   for (const id of capabilities.ids) {
@@ -24,5 +25,15 @@ export async function spaceModules(capabilities: SpaceCapabilities): Promise<Spa
     declarations.set(`${id}.d.ts`, readBuiltFile(dir, id, CAPABILITY_FILES.declarations));
   }
   await hideDeclarations(declarations, capabilities.offered, capabilities.hidden);
+  await hideSkills(modules, capabilities, rootDir);
   return { modules, declarations };
+}
+
+/** Replaces the built skills module of `modules` by one of the skills `capabilities` offer, when it hides some. */
+async function hideSkills(modules: Map<string, string>, capabilities: SpaceCapabilities, rootDir: string): Promise<void> {
+  if (capabilities.hidden.size === 0) return;
+  const { SKILLS_ID, skillsModule } = await import('@agent-spaces/compiler');
+  const skills = capabilities.offered.find((c) => c.id === SKILLS_ID);
+  if (!skills || !capabilities.hidden.has(SKILLS_ID) || !capabilities.ids.includes(SKILLS_ID)) return;
+  modules.set(CAPABILITY_PREFIX + SKILLS_ID, await skillsModule(rootDir, [...skills.functions.keys()]));
 }

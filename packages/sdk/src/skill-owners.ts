@@ -9,17 +9,19 @@ import { createHash } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRecord } from '@agent-spaces/capabilities';
+import { readShare, type RecordedShare, type SkillOwner } from './skill-shares.js';
 
 /** The file of the records, in the skills folder (not a skill: skills are `*.ts`). */
 const OWNERS_FILE = '.owners.json';
 
-/** Who a skill belongs to: the operator, or the client of the given id hash. */
-export type SkillOwner = { kind: 'operator' } | { kind: 'client'; id: string };
-
-/** One record: the hashed id of the client that saved the skill, and the sha256 of the text it saved. */
+/**
+ * One record: the hashed id of the client that saved the skill, the sha256 of the text it saved, and with whom the
+ * client shares it (absent: the space).
+ */
 export interface OwnerRecord {
   client: string;
   sha256: string;
+  share?: RecordedShare;
 }
 
 /** The sha256 (hex) of a skill's text, as its owner record keeps it. */
@@ -33,7 +35,9 @@ async function readRecords(skillsDir: string): Promise<Map<string, OwnerRecord>>
   const records = new Map<string, OwnerRecord>();
   if (!isRecord(json)) return records;
   for (const [name, record] of Object.entries(json)) {
-    if (isRecord(record) && typeof record.client === 'string' && typeof record.sha256 === 'string') records.set(name, { client: record.client, sha256: record.sha256 });
+    if (!isRecord(record) || typeof record.client !== 'string' || typeof record.sha256 !== 'string') continue;
+    const share = readShare(record.share);
+    records.set(name, { client: record.client, sha256: record.sha256, ...(share ? { share } : {}) });
   }
   return records;
 }
@@ -44,17 +48,19 @@ export async function skillOwners(skillsDir: string, texts: ReadonlyMap<string, 
   const owners = new Map<string, SkillOwner>();
   for (const [name, text] of texts) {
     const record = records.get(name);
-    owners.set(name, record && record.sha256 === sha256(text) ? { kind: 'client', id: record.client } : { kind: 'operator' });
+    const current = record && record.sha256 === sha256(text);
+    owners.set(name, current ? { kind: 'client', id: record.client, ...(record.share ? { share: record.share } : {}) } : { kind: 'operator' });
   }
   return owners;
 }
 
 /**
- * Records that skill `name` of `skillsDir` now holds `text`, saved by `client` (an id, hashed here), or by the operator
- * (`undefined`: the record goes), or that it was deleted (`text` undefined).
+ * Records that skill `name` of `skillsDir` now holds `text`, saved by `client` (an id, hashed here) who shares it as
+ * `share` (absent: with the space), or by the operator (`undefined`: the record goes), or that it was deleted (`text`
+ * undefined).
  */
-export async function recordOwner(skillsDir: string, name: string, text: string | undefined, client: string | undefined): Promise<void> {
-  const record = text !== undefined && client !== undefined ? { client: clientHash(client), sha256: sha256(text) } : undefined;
+export async function recordOwner(skillsDir: string, name: string, text: string | undefined, client: string | undefined, share?: RecordedShare): Promise<void> {
+  const record = text !== undefined && client !== undefined ? { client: clientHash(client), sha256: sha256(text), ...(share ? { share } : {}) } : undefined;
   await updateOwners(skillsDir, new Map([[name, record]]));
 }
 

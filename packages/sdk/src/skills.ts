@@ -10,6 +10,7 @@ import { readCatalog } from '@agent-spaces/bridge/output';
 import type { BuildReport } from '@agent-spaces/compiler';
 import { SANDBOX_DECLARATIONS } from './declarations.js';
 import { clientHash, recordOwner, sha256, skillOwners, updateOwners, type OwnerRecord } from './skill-owners.js';
+import { checkShare, maySee, recordedShare, shareOf, type RecordedShare, type SkillOwner, type SkillShare } from './skill-shares.js';
 
 /** The project whose skills are meant: the folder of its config file (default the current folder), or the file itself. */
 export interface SkillProject {
@@ -24,6 +25,8 @@ export interface SkillProject {
    * skill, and whose skills (also those written by hand) no client may.
    */
   owner?: string;
+  /** The groups of `owner` (a user's): it also sees the skills shared with any of them. */
+  groups?: readonly string[];
   /** Where the skills are shared with other copies of the project (a server's replicas); default: this folder only. */
   records?: SkillRecords;
 }
@@ -38,6 +41,8 @@ export interface SkillRecord {
   owner: string | null;
   sha256: string;
   deleted: boolean;
+  /** With whom its owner shares it (absent: the space). */
+  share?: RecordedShare;
 }
 
 /** A {@link SkillRecord} with the skill's text (absent once deleted). */
@@ -65,6 +70,14 @@ export interface SaveSkillOptions extends SkillProject {
   description?: string;
   /** Overwrite an existing skill of the name (default: refused with `NAME_COLLISION`); only its owner may. */
   replace?: boolean;
+  /**
+   * With whom the skill is shared: `space` (every client may see and call it), `private` or `{ groups }` (both need an
+   * `owner`). Absent: a skill it replaces keeps its share, a new one gets `defaultShare` (default `space`). A client
+   * that may not see a skill can neither list, find, call, replace nor delete it.
+   */
+  share?: SkillShare;
+  /** The share of a new skill saved without `share` (`mcp serve` gives a user's skills `private`). */
+  defaultShare?: SkillShare;
 }
 
 /** A skill saved and built. */
@@ -88,6 +101,8 @@ export interface SkillInfo {
   summary?: string;
   /** Who it belongs to: the operator (CLI, SDK, written by hand) or an MCP client. */
   owner: 'operator' | 'client';
+  /** With whom it is shared: `space`, `private` (its owner only) or `{ groups }`. */
+  shared: SkillShare;
   /** Whether it belongs to the `owner` the list was asked for (present only when one was given). */
   yours?: boolean;
 }
@@ -112,9 +127,14 @@ export async function saveSkill(options: SaveSkillOptions): Promise<SavedSkill> 
   if (typeof code !== 'string' || code.trim() === '') throw new AgentSpacesError('INVALID_ARGUMENTS', 'code: must be the TypeScript of the skill', { field: 'code' });
   if (code.length > MAX_CODE) throw new AgentSpacesError('INVALID_ARGUMENTS', `code: at most ${MAX_CODE} characters`, { field: 'code' });
   if (description !== undefined && typeof description !== 'string') throw new AgentSpacesError('INVALID_ARGUMENTS', 'description: must be a string', { field: 'description' });
+  const share = options.share === undefined ? undefined : checkShare(options.share);
+  const defaultShare = checkShare(options.defaultShare ?? 'space');
+  if (options.owner === undefined && (share ?? defaultShare) !== 'space') {
+    throw new AgentSpacesError('INVALID_ARGUMENTS', "share: the operator's skills are shared with the space", { field: 'share' });
+  }
   return serialized(async () => {
     const project = await loadProject(options);
-    return held(project, options.records, name, () => saveChecked(project, options, compiler));
+    return held(project, options.records, name, () => saveChecked(project, { ...options, share, defaultShare }, compiler));
   });
 }
 
@@ -123,7 +143,9 @@ async function saveChecked(project: Project, options: SaveSkillOptions, compiler
   const { name, code, description } = options;
   const folder = join(project.rootDir, compiler.SKILLS_DIR);
   const file = `${compiler.SKILLS_DIR}/${name}.ts`;
-  if ((await assertMayChange(folder, name, options.owner)) !== undefined && options.replace !== true) {
+  const taken = () => new AgentSpacesError('NAME_COLLISION', `the name "${name}" is taken; save yours under another name`, { field: 'name', name });
+  const current = await assertMayChange(folder, name, options, taken);
+  if (current !== undefined && options.replace !== true) {
     throw new AgentSpacesError('NAME_COLLISION', `skill "${name}" exists (${file}); to overwrite it, ask for a replacement (replace: true; --replace in the CLI)`, { field: 'name', name });
   }
   const text = withDoc(code, name, description);
@@ -135,38 +157,61 @@ async function saveChecked(project: Project, options: SaveSkillOptions, compiler
   if (!checked.ok) throw new AgentSpacesError(checked.code, checked.problem, { field: 'code', name });
   await mkdir(folder, { recursive: true });
   await writeFile(join(project.rootDir, file), text);
-  await recordOwner(folder, name, text, options.owner);
+  const share = options.owner === undefined ? undefined : recordedShare(options.share ?? (current ? shareOf(current.owner) : (options.defaultShare ?? 'space')));
+  await recordOwner(folder, name, text, options.owner, share);
   // An editor opened on the skills checks them as the build does; a tsconfig already there is the project's own.
   await writeFile(join(folder, 'tsconfig.json'), editorTsconfig(folder, project.config.outDir), { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'EEXIST') throw error;
   });
   await build(project);
-  const kept = { name, owner: options.owner === undefined ? null : clientHash(options.owner), sha256: sha256(text), deleted: false, text };
+  const kept = { name, owner: options.owner === undefined ? null : clientHash(options.owner), sha256: sha256(text), deleted: false, text, ...(share ? { share } : {}) };
   return { value: { name, file, signature: checked.signature, import: IMPORT_LINE }, kept };
 }
 
-/** The skill files of the project, each with its signature when the last build built it, and whose it is. */
+/**
+ * The skill files of the project that `options.owner` (with its `groups`; absent: the operator, who sees all) may see,
+ * each with its signature when the last build built it, whose it is and with whom it is shared.
+ */
 export async function listSkills(options: SkillProject = {}): Promise<SkillInfo[]> {
-  const { skillFiles, SKILLS_DIR, SKILLS_ID } = await import('@agent-spaces/compiler');
+  const { SKILLS_ID } = await import('@agent-spaces/compiler');
   const project = await loadProject(options);
   const dir = capabilitiesDir(project.config.outDir);
   const built = existsSync(join(dir, SKILLS_ID)) ? readCatalog(dir, SKILLS_ID) : [];
+  const asked = options.owner === undefined ? undefined : clientHash(options.owner);
+  return (await projectSkills(project, options)).flatMap(({ name, file, owner, visible }) => {
+    if (!visible) return [];
+    const entry = built.find((e) => e.path === `${SKILLS_ID}.${name}`);
+    return [
+      {
+        name,
+        file,
+        built: entry !== undefined,
+        ...(entry ? { signature: entry.signature, summary: entry.summary } : {}),
+        owner: owner.kind,
+        shared: shareOf(owner),
+        ...(asked === undefined ? {} : { yours: owner.kind === 'client' && owner.id === asked }),
+      },
+    ];
+  });
+}
+
+/** The names of the project's skills that `options.owner` (with its `groups`) may not see; none for the operator. */
+export async function hiddenSkills(options: SkillProject = {}): Promise<string[]> {
+  if (options.owner === undefined) return [];
+  const skills = await projectSkills(await loadProject(options), options);
+  return skills.filter((skill) => !skill.visible).map((skill) => skill.name);
+}
+
+/** Every skill file of `project`: its name, file, owner, and whether `viewer` may see it. */
+async function projectSkills(project: Project, viewer: SkillProject): Promise<Array<{ name: string; file: string; owner: SkillOwner; visible: boolean }>> {
+  const { skillFiles, SKILLS_DIR } = await import('@agent-spaces/compiler');
   const files = await skillFiles(project.rootDir);
   const names = files.map((file) => file.slice(file.lastIndexOf('/') + 1, -'.ts'.length));
   const texts = new Map(await Promise.all(names.map(async (name, i) => [name, await readFile(join(project.rootDir, files[i]!), 'utf8').catch(() => '')] as const)));
   const owners = await skillOwners(join(project.rootDir, SKILLS_DIR), texts);
-  const asked = options.owner === undefined ? undefined : clientHash(options.owner);
   return names.map((name, i) => {
-    const entry = built.find((e) => e.path === `${SKILLS_ID}.${name}`);
     const owner = owners.get(name) ?? { kind: 'operator' };
-    return {
-      name,
-      file: files[i]!,
-      built: entry !== undefined,
-      ...(entry ? { signature: entry.signature, summary: entry.summary } : {}),
-      owner: owner.kind,
-      ...(asked === undefined ? {} : { yours: owner.kind === 'client' && owner.id === asked }),
-    };
+    return { name, file: files[i]!, owner, visible: maySee(owner, viewer, clientHash) };
   });
 }
 
@@ -182,11 +227,14 @@ export async function deleteSkill(options: SkillProject & { name: string }): Pro
     return held(project, options.records, options.name, async () => {
       const folder = join(project.rootDir, compiler.SKILLS_DIR);
       const file = `${compiler.SKILLS_DIR}/${options.name}.ts`;
-      const text = await assertMayChange(folder, options.name, options.owner);
-      if (text === undefined) {
-        const names = (await compiler.skillFiles(project.rootDir)).map((f) => f.slice(f.lastIndexOf('/') + 1, -'.ts'.length));
-        throw new AgentSpacesError('INVALID_ARGUMENTS', `name: no skill "${options.name}" (skills: ${names.join(', ') || 'none'})`, { field: 'name' });
-      }
+      const skills = await projectSkills(project, options);
+      const notFound = () => {
+        const names = skills.filter((skill) => skill.visible).map((skill) => skill.name);
+        return new AgentSpacesError('INVALID_ARGUMENTS', `name: no skill "${options.name}" (skills: ${names.join(', ') || 'none'})`, { field: 'name' });
+      };
+      const current = await assertMayChange(folder, options.name, options, notFound);
+      if (current === undefined) throw notFound();
+      const { text } = current;
       await rm(join(project.rootDir, file));
       await recordOwner(folder, options.name, undefined, undefined);
       await build(project);
@@ -196,14 +244,17 @@ export async function deleteSkill(options: SkillProject & { name: string }): Pro
 }
 
 /**
- * The text of skill `name` in `folder` (undefined: there is none); throws `SKILL_NOT_OWNED` when there is one and
- * `owner` (a client; undefined: the operator, who may change any) is not the client it belongs to.
+ * The text and owner of skill `name` in `folder` (undefined: there is none); throws `hidden()` when there is one
+ * `viewer` may not see, and `SKILL_NOT_OWNED` when it may but `viewer.owner` (a client; undefined: the operator, who
+ * may change any) is not the client it belongs to.
  */
-async function assertMayChange(folder: string, name: string, owner: string | undefined): Promise<string | undefined> {
+async function assertMayChange(folder: string, name: string, viewer: SkillProject, hidden: () => AgentSpacesError): Promise<{ text: string; owner: SkillOwner } | undefined> {
   const text = await readSkill(folder, name);
-  if (text === undefined || owner === undefined) return text;
-  const current = (await skillOwners(folder, new Map([[name, text]]))).get(name);
-  if (current?.kind === 'client' && current.id === clientHash(owner)) return text;
+  if (text === undefined) return undefined;
+  const current = (await skillOwners(folder, new Map([[name, text]]))).get(name) ?? { kind: 'operator' };
+  if (viewer.owner === undefined) return { text, owner: current };
+  if (!maySee(current, viewer, clientHash)) throw hidden();
+  if (current.kind === 'client' && current.id === clientHash(viewer.owner)) return { text, owner: current };
   const whose = current?.kind === 'client' ? 'another client' : 'the operator';
   throw new AgentSpacesError('SKILL_NOT_OWNED', `skill "${name}" belongs to ${whose}: only its owner may replace or delete it; save yours under another name`, { field: 'name', name });
 }
@@ -250,7 +301,7 @@ async function mirror(project: Project, records: readonly SkillRecord[], texts: 
       await writeFile(file, text!);
       changed.push(record.name);
     }
-    owners.set(record.name, record.owner === null ? undefined : { client: record.owner, sha256: record.sha256 });
+    owners.set(record.name, record.owner === null ? undefined : { client: record.owner, sha256: record.sha256, ...(record.share ? { share: record.share } : {}) });
   }
   await updateOwners(folder, owners);
   return changed;

@@ -51,7 +51,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   });
   gate = await openGate(options, paths, capabilities);
   bridge = createBridge({ capabilities: [...capabilities.offered, capabilities.std], ...gate.bridgeOptions });
-  const { modules, declarations } = await spaceModules(capabilities);
+  const { modules, declarations } = await spaceModules(capabilities, paths.rootDir);
   const sandbox = createSandbox(options, modules);
   const typecheck = new Typecheck(declarations, options.typecheckBudget);
   const checkByDefault = options.typecheck ?? true;

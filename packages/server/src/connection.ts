@@ -13,6 +13,7 @@ import type { ServerSessions, StoredSession } from './sessions.js';
 import type { SharedSpaces, SpaceVariant } from './shared-spaces.js';
 import type { ServerTasks } from './tasks/store.js';
 import type { ReplicaRegistry } from './replicas/registry.js';
+import { skillsView, skillViewer } from './skills/visibility.js';
 
 /** State shared by every connection of one server. */
 export interface HostState {
@@ -142,12 +143,13 @@ export class Connection {
   }
 
   /**
-   * This client's view of the shared space of `definition` (or of its restricted `variant`); rejects as creating the
-   * space would (e.g. a stale build).
+   * This client's view of the shared space of `definition` (or of its restricted `variant`), without the skills its
+   * principal may not see; rejects as creating the space would (e.g. a stale build).
    */
-  async space(definition: SpaceDefinition, variant?: SpaceVariant): Promise<ClientSpace> {
+  async space(definition: SpaceDefinition, restricted?: SpaceVariant): Promise<ClientSpace> {
     this.#assertOpen();
     const { shared } = this.state;
+    const variant = await this.#view(restricted);
     const owner = this.id;
     const { space, release } = await shared.use(definition, variant);
     release();
@@ -167,9 +169,19 @@ export class Connection {
     };
   }
 
-  /** The searchable functions of `definition`'s space (or of its `variant`). */
-  catalog(definition: SpaceDefinition, variant?: SpaceVariant): Promise<Catalog> {
-    return this.state.shared.catalog(definition, variant);
+  /** The searchable functions of `definition`'s space (or of its `variant`) that this client's principal may see. */
+  async catalog(definition: SpaceDefinition, variant?: SpaceVariant): Promise<Catalog> {
+    return this.state.shared.catalog(definition, await this.#view(variant));
+  }
+
+  /** The skill project as this client sees it: whose its skills are, and which it may see. */
+  get skills(): SkillProject {
+    return skillViewer(this.state.skillProject, this.principal, this.id);
+  }
+
+  /** `variant` (or the full space) without the skills this client's principal may not see. */
+  #view(variant: SpaceVariant | undefined): Promise<SpaceVariant | undefined> {
+    return skillsView(this.skills, variant);
   }
 
   /**

@@ -122,8 +122,8 @@ describe('skills over MCP', () => {
   it('list_skills lists them; a skill broken by a capability change is listed as not built; delete_skill removes one', async () => {
     const listed = await callTool(client, 'list_skills');
     expect(listed.body.skills).toEqual([
-      { name: 'morningTrains', file: 'skills/morningTrains.ts', built: true, signature: 'skills.morningTrains(params: { station: string }): Promise<string[]>', summary: 'The destinations of the trains leaving a station before noon.', owner: 'client', yours: true },
-      { name: 'twice', file: 'skills/twice.ts', built: true, signature: 'skills.twice(params: { n: number }): Promise<number>', summary: 'Triples n.', owner: 'client', yours: true },
+      { name: 'morningTrains', file: 'skills/morningTrains.ts', built: true, signature: 'skills.morningTrains(params: { station: string }): Promise<string[]>', summary: 'The destinations of the trains leaving a station before noon.', owner: 'client', shared: 'space', yours: true },
+      { name: 'twice', file: 'skills/twice.ts', built: true, signature: 'skills.twice(params: { n: number }): Promise<number>', summary: 'Triples n.', owner: 'client', shared: 'space', yours: true },
     ]);
 
     const trains = join(project.rootDir, 'capabilities/trains.json');

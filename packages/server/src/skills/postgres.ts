@@ -1,4 +1,4 @@
-import type { SharedSkill, SkillRecord, SkillRecords } from '@agent-spaces/sdk';
+import type { RecordedShare, SharedSkill, SkillRecord, SkillRecords } from '@agent-spaces/sdk';
 
 /** The channel on which a replica that saved or deleted a skill tells the others (payload: the skill's name). */
 export const SKILLS_CHANNEL = 'agent_spaces_skills';
@@ -23,6 +23,8 @@ interface Row {
   sha256: string;
   text?: string | null;
   deleted?: boolean;
+  /** With whom its owner shares it (column `share`, jsonb; null: the space). */
+  share?: RecordedShare | null;
 }
 
 /**
@@ -43,12 +45,12 @@ export class PostgresSkillRecords implements SkillRecords {
   async change<T>(name: string, apply: (held: SharedSkill | undefined) => Promise<{ value: T; kept: SharedSkill }>): Promise<T> {
     return this.#db.transaction(async (query) => {
       await query("SELECT pg_advisory_xact_lock(hashtext('agent_spaces_skills:' || $1))", [name]);
-      const [row] = await query<Row>('SELECT name, owner, sha256, text FROM agent_spaces_skills WHERE name = $1 FOR UPDATE', [name]);
+      const [row] = await query<Row>('SELECT name, owner, sha256, text, share FROM agent_spaces_skills WHERE name = $1 FOR UPDATE', [name]);
       const { value, kept } = await apply(row && sharedSkill(row));
       await query(
-        `INSERT INTO agent_spaces_skills (name, text, owner, sha256, updated_at) VALUES ($1, $2, $3, $4, now())
-         ON CONFLICT (name) DO UPDATE SET text = EXCLUDED.text, owner = EXCLUDED.owner, sha256 = EXCLUDED.sha256, updated_at = now()`,
-        [kept.name, kept.deleted ? null : (kept.text ?? null), kept.owner, kept.sha256],
+        `INSERT INTO agent_spaces_skills (name, text, owner, sha256, share, updated_at) VALUES ($1, $2, $3, $4, $5, now())
+         ON CONFLICT (name) DO UPDATE SET text = EXCLUDED.text, owner = EXCLUDED.owner, sha256 = EXCLUDED.sha256, share = EXCLUDED.share, updated_at = now()`,
+        [kept.name, kept.deleted ? null : (kept.text ?? null), kept.owner, kept.sha256, kept.share === undefined ? null : JSON.stringify(kept.share)],
       );
       await query('SELECT pg_notify($1, $2)', [SKILLS_CHANNEL, kept.name]);
       return value;
@@ -57,8 +59,8 @@ export class PostgresSkillRecords implements SkillRecords {
 
   /** Every skill on record (deleted ones too), without texts. */
   async all(): Promise<SkillRecord[]> {
-    const rows = await this.#db.query<Row>('SELECT name, owner, sha256, text IS NULL AS deleted FROM agent_spaces_skills ORDER BY name');
-    return rows.map((row) => ({ name: row.name, owner: row.owner, sha256: row.sha256, deleted: row.deleted === true }));
+    const rows = await this.#db.query<Row>('SELECT name, owner, sha256, share, text IS NULL AS deleted FROM agent_spaces_skills ORDER BY name');
+    return rows.map((row) => ({ name: row.name, owner: row.owner, sha256: row.sha256, deleted: row.deleted === true, ...shareOf(row) }));
   }
 
   /** The texts of the skills `names` that are not deleted. */
@@ -68,7 +70,10 @@ export class PostgresSkillRecords implements SkillRecords {
   }
 }
 
+/** The `share` of a row's record, when it has one (the SDK reads it back failing closed: anything odd is private). */
+const shareOf = (row: Row): { share?: RecordedShare } => (row.share === null || row.share === undefined ? {} : { share: row.share });
+
 function sharedSkill(row: Row): SharedSkill {
-  const record = { name: row.name, owner: row.owner, sha256: row.sha256 };
+  const record = { name: row.name, owner: row.owner, sha256: row.sha256, ...shareOf(row) };
   return typeof row.text === 'string' ? { ...record, deleted: false, text: row.text } : { ...record, deleted: true };
 }

@@ -1,11 +1,38 @@
-import { deleteSkill, listSkills, saveSkill } from '@agent-spaces/sdk';
+import { AgentSpacesError, type JsonSchema } from '@agent-spaces/capabilities';
+import { deleteSkill, listSkills, saveSkill, type SaveSkillOptions, type SkillShare } from '@agent-spaces/sdk';
 import { toolResult } from '../results.js';
+import { isUser } from '../skills/visibility.js';
 import type { ToolContext, ToolSpec } from './types.js';
 
 const name = { type: 'string', description: 'The skill\'s name: a camelCase identifier, also its file\'s (skills/<name>.ts) and its function\'s' } as const;
 
-/** The project the server serves (where its skills are kept and built), acted on by this client: a skill's owner. */
-const project = ({ connection }: ToolContext) => ({ ...connection.state.skillProject, owner: connection.id });
+const share: JsonSchema = {
+  description:
+    "Who may see and call the skill: 'private' (you only; the default for a new skill of a signed-in user), 'space' (every client; " +
+    "the default, and the only choice, for other clients) or { groups: [...] } (members of any of these groups). A replaced skill keeps " +
+    'its share unless given. A skill someone may not see is, to them, a skill that does not exist.',
+  oneOf: [
+    { type: 'string', enum: ['private', 'space'] },
+    {
+      type: 'object',
+      properties: { groups: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 128 }, minItems: 1, maxItems: 32 } },
+      required: ['groups'],
+      additionalProperties: false,
+    },
+  ],
+};
+
+/**
+ * What `save_skill` saves for this client: a user's skills are its own (across its connections) and private unless
+ * `share` says otherwise; other clients' skills are shared with the space, as before users.
+ */
+function saving({ connection }: ToolContext, args: { share?: SkillShare }): Pick<SaveSkillOptions, 'defaultShare'> {
+  if (isUser(connection.principal)) return { defaultShare: 'private' };
+  if (args.share !== undefined && args.share !== 'space') {
+    throw new AgentSpacesError('INVALID_ARGUMENTS', "share: only a signed-in user's skills can be private or shared with groups", { field: 'share' });
+  }
+  return {};
+}
 
 /** `save_skill`, `list_skills` and `delete_skill`: the project's typed skills (docs/mcp-server.md, "Skills"). */
 export function skillTools(): ToolSpec[] {
@@ -16,7 +43,8 @@ export function skillTools(): ToolSpec[] {
         'Keep working code as a typed skill that later scripts import: `import { skills } from "@capabilities/skills"; await skills.<name>(params)`. ' +
         '`code` exports `async function <name>(params: Params): Promise<Result>` with declared types (it may import @capabilities/*); it is ' +
         'typechecked and bundled (it may not import files or packages), saved as skills/<name>.ts in the project and built. The skill is yours: ' +
-        'only you replace (with `replace: true`) or delete it, and you cannot replace another client\'s or the operator\'s.',
+        'only you replace (with `replace: true`) or delete it, and you cannot replace another client\'s or the operator\'s. ' +
+        '`share` says who else may see and call it.',
       inputSchema: {
         type: 'object',
         properties: {
@@ -24,22 +52,26 @@ export function skillTools(): ToolSpec[] {
           code: { type: 'string', description: 'TypeScript module exporting the async function <name>' },
           description: { type: 'string', description: 'What the skill does; its doc comment when the code has none' },
           replace: { type: 'boolean', description: 'Overwrite an existing skill of this name (default false)' },
+          share,
         },
         required: ['name', 'code'],
         additionalProperties: false,
       },
       async handler(args, context) {
-        const saved = await saveSkill({ ...project(context), ...(args as { name: string; code: string; description?: string; replace?: boolean }) });
+        const asked = args as { name: string; code: string; description?: string; replace?: boolean; share?: SkillShare };
+        const saved = await saveSkill({ ...context.connection.skills, ...saving(context, asked), ...asked });
         context.connection.state.shared.noticeBuild();
         return toolResult({ ...saved, usage: `${saved.import}\nconst result = await skills.${saved.name}(/* params */);` });
       },
     },
     {
       name: 'list_skills',
-      description: 'The project\'s skills (skills/*.ts): name, signature and summary, whether the last build built it, and whose it is (`yours`).',
+      description:
+        'The project\'s skills (skills/*.ts) you may see: name, signature and summary, whether the last build built it, whose it is (`yours`) ' +
+        'and with whom it is shared (`shared`).',
       inputSchema: { type: 'object', properties: {}, additionalProperties: false },
       async handler(_args, context) {
-        return toolResult({ skills: await listSkills(project(context)) });
+        return toolResult({ skills: await listSkills(context.connection.skills) });
       },
     },
     {
@@ -47,7 +79,7 @@ export function skillTools(): ToolSpec[] {
       description: 'Delete one of your skills (its file skills/<name>.ts) and rebuild; scripts can no longer import it.',
       inputSchema: { type: 'object', properties: { name }, required: ['name'], additionalProperties: false },
       async handler(args, context) {
-        const deleted = await deleteSkill({ ...project(context), name: (args as { name: string }).name });
+        const deleted = await deleteSkill({ ...context.connection.skills, name: (args as { name: string }).name });
         context.connection.state.shared.noticeBuild();
         return toolResult({ deleted: deleted.name, file: deleted.file });
       },

@@ -126,6 +126,13 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'skill shares',
+    // With whom a skill's owner shares it (packages/sdk/src/skill-shares.ts): null for the space (every skill before
+    // users, and the operator's), else JSON "private" or {"groups": [...]}.
+    sql: `ALTER TABLE agent_spaces_skills ADD COLUMN share jsonb;`,
+  },
 ];
 
 /** What applying migrations needs: a transaction with a query function. */
