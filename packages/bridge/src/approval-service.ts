@@ -78,12 +78,13 @@ export class ApprovalService {
 
   /**
    * Answers request `id` as `answerer` (none: the operator); `APPROVAL_NOT_FOUND`, `APPROVER_NOT_ALLOWED` when the
-   * request's `approvers` exclude the answerer, or `APPROVAL_ANSWERED` when it was answered (or expired) first.
+   * request's `approvers` exclude the answerer (whether or not it is still pending), or `APPROVAL_ANSWERED` when it
+   * was answered (or expired) first.
    */
   async answer(id: string, answer: ServiceAnswer, answerer?: Principal): Promise<ApprovalView> {
-    const before = await this.show(id, answerer);
-    if (before.status !== 'pending') throw answered(before);
+    const before = await this.show(id);
     if (answerer && !mayAnswer(before.request, answerer)) throw notAllowed(before, answerer);
+    if (before.status !== 'pending') throw answered(before);
     const by = answerer?.subject !== undefined ? answerer.id : answer.by;
     const outcome: ApprovalOutcome = { approved: answer.approved === true, by, from: answer.from, via: 'resolve', ...(answer.reason ? { reason: answer.reason } : {}) };
     if (!(await this.#approvals.answer(id, outcome))) throw answered(await this.show(id, answerer));
