@@ -27,7 +27,7 @@ async function writeSecrets(secrets: Record<string, Record<string, string>>): Pr
   await chmod(project.path('secrets/users.json'), 0o600);
 }
 
-async function result(run: Promise<RunResult>): Promise<unknown> {
+async function result(run: PromiseLike<RunResult>): Promise<unknown> {
   const ended = await run;
   if (!ended.ok) throw Object.assign(new Error(ended.error.message), { wire: ended.error });
   return ended.result;
