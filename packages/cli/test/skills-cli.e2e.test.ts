@@ -34,7 +34,7 @@ it('saves a file as a skill, lists it, refuses code that does not typecheck, and
 
   const list = await project.cli(['skills', 'list', '--json']);
   expect(JSON.parse(list.stdout)).toEqual([
-    { name: 'doubleIt', file: 'skills/doubleIt.ts', built: true, signature: 'skills.doubleIt(params: { by: number }): Promise<number>', summary: 'Adds twice the amount.', owner: 'operator' },
+    { name: 'doubleIt', file: 'skills/doubleIt.ts', built: true, signature: 'skills.doubleIt(params: { by: number }): Promise<number>', summary: 'Adds twice the amount.', owner: 'operator', shared: 'space' },
   ]);
 
   const bad = await project.cli(['skills', 'save', 'bad.ts']);

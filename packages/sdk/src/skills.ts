@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { AgentSpacesError, CAPABILITY_PREFIX, capabilitiesDir, editorTsconfig } from '@agent-spaces/capabilities';
 import { readCatalog } from '@agent-spaces/bridge/output';
 import type { BuildReport } from '@agent-spaces/compiler';
@@ -178,7 +178,7 @@ export async function listSkills(options: SkillProject = {}): Promise<SkillInfo[
   const dir = capabilitiesDir(project.config.outDir);
   const built = existsSync(join(dir, SKILLS_ID)) ? readCatalog(dir, SKILLS_ID) : [];
   const asked = options.owner === undefined ? undefined : clientHash(options.owner);
-  return (await projectSkills(project, options)).flatMap(({ name, file, owner, visible }) => {
+  return (await projectSkills(project.rootDir, options)).flatMap(({ name, file, owner, visible }) => {
     if (!visible) return [];
     const entry = built.find((e) => e.path === `${SKILLS_ID}.${name}`);
     return [
@@ -195,20 +195,24 @@ export async function listSkills(options: SkillProject = {}): Promise<SkillInfo[
   });
 }
 
-/** The names of the project's skills that `options.owner` (with its `groups`) may not see; none for the operator. */
+/**
+ * The names of the project's skills that `options.owner` (with its `groups`) may not see; none for the operator. Cheap
+ * enough for every run (about 1 ms for a few skills): the config file is not loaded, its folder is the project's.
+ */
 export async function hiddenSkills(options: SkillProject = {}): Promise<string[]> {
   if (options.owner === undefined) return [];
-  const skills = await projectSkills(await loadProject(options), options);
+  const cwd = resolve(options.rootDir ?? process.cwd());
+  const skills = await projectSkills(options.configFile === undefined ? cwd : dirname(resolve(cwd, options.configFile)), options);
   return skills.filter((skill) => !skill.visible).map((skill) => skill.name);
 }
 
-/** Every skill file of `project`: its name, file, owner, and whether `viewer` may see it. */
-async function projectSkills(project: Project, viewer: SkillProject): Promise<Array<{ name: string; file: string; owner: SkillOwner; visible: boolean }>> {
+/** Every skill file of the project at `rootDir`: its name, file, owner, and whether `viewer` may see it. */
+async function projectSkills(rootDir: string, viewer: SkillProject): Promise<Array<{ name: string; file: string; owner: SkillOwner; visible: boolean }>> {
   const { skillFiles, SKILLS_DIR } = await import('@agent-spaces/compiler');
-  const files = await skillFiles(project.rootDir);
+  const files = await skillFiles(rootDir);
   const names = files.map((file) => file.slice(file.lastIndexOf('/') + 1, -'.ts'.length));
-  const texts = new Map(await Promise.all(names.map(async (name, i) => [name, await readFile(join(project.rootDir, files[i]!), 'utf8').catch(() => '')] as const)));
-  const owners = await skillOwners(join(project.rootDir, SKILLS_DIR), texts);
+  const texts = new Map(await Promise.all(names.map(async (name, i) => [name, await readFile(join(rootDir, files[i]!), 'utf8').catch(() => '')] as const)));
+  const owners = await skillOwners(join(rootDir, SKILLS_DIR), texts);
   return names.map((name, i) => {
     const owner = owners.get(name) ?? { kind: 'operator' };
     return { name, file: files[i]!, owner, visible: maySee(owner, viewer, clientHash) };
@@ -227,7 +231,7 @@ export async function deleteSkill(options: SkillProject & { name: string }): Pro
     return held(project, options.records, options.name, async () => {
       const folder = join(project.rootDir, compiler.SKILLS_DIR);
       const file = `${compiler.SKILLS_DIR}/${options.name}.ts`;
-      const skills = await projectSkills(project, options);
+      const skills = await projectSkills(project.rootDir, options);
       const notFound = () => {
         const names = skills.filter((skill) => skill.visible).map((skill) => skill.name);
         return new AgentSpacesError('INVALID_ARGUMENTS', `name: no skill "${options.name}" (skills: ${names.join(', ') || 'none'})`, { field: 'name' });
