@@ -1,7 +1,7 @@
 import type { Principal } from '@agent-spaces/capabilities';
 
 /** Bounds of what a token may carry: longer subjects, more or longer scopes or groups refuse the token. */
-export const CLAIM_BOUNDS = {
+const CLAIM_BOUNDS = {
   /** Most characters of `sub`, of `client_id`/`azp`, and of each scope and group. */
   maxLength: 256,
   /** Most scopes, and most groups, of one token. */

@@ -1,5 +1,5 @@
 /** Most bytes of a document the resource server reads from the issuer (its metadata, its JWKS). */
-export const MAX_DOCUMENT_BYTES = 256 * 1024;
+const MAX_DOCUMENT_BYTES = 256 * 1024;
 /** How long a request to the issuer (its metadata, its JWKS) may take, in ms. */
 export const FETCH_TIMEOUT_MS = 5_000;
 

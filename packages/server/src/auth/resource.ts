@@ -4,7 +4,7 @@ import { PRINCIPAL_KEY } from '../connection.js';
 import { KeysUnavailable, TokenRefused, TokenVerifier, type TokenVerifierOptions } from './verifier.js';
 
 /** The well-known path of protected resource metadata (RFC 9728 §3). */
-export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 /**
  * What the resource server made of a request's `Authorization`: proven (the SDK's `AuthInfo`, whose `extra` holds the

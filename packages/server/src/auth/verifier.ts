@@ -8,16 +8,16 @@ import { discoverJwksUri } from './discovery.js';
 import { FETCH_TIMEOUT_MS, fetchBounded } from './fetch.js';
 
 /** Signature algorithms accepted: asymmetric only, so neither `none` nor an HMAC keyed with a public key passes. */
-export const ACCEPTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+const ACCEPTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 
 /** Largest access token read, in bytes of its compact form; a longer one is refused before it is parsed. */
-export const MAX_TOKEN_BYTES = 8 * 1024;
+const MAX_TOKEN_BYTES = 8 * 1024;
 
 /**
  * Defaults of {@link TokenVerifierOptions}: 30 s of clock skew for `exp`/`nbf`; the JWKS refetched at most every 30 s for
  * an unknown `kid` (key rotation) and at least every 10 min; 10,000 verified tokens cached.
  */
-export const VERIFIER_DEFAULTS = { clockToleranceSeconds: 30, jwksCooldownMs: 30_000, jwksMaxAgeMs: 600_000, cachedTokens: 10_000 } as const;
+const VERIFIER_DEFAULTS = { clockToleranceSeconds: 30, jwksCooldownMs: 30_000, jwksMaxAgeMs: 600_000, cachedTokens: 10_000 } as const;
 
 /** Tuning of a {@link TokenVerifier} (defaults: {@link VERIFIER_DEFAULTS}). */
 export interface TokenVerifierOptions {
