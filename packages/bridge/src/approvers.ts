@@ -4,9 +4,9 @@ import type { ApprovalRequest, ApprovalRequester } from './types.js';
 /** Who an answer comes from, as far as eligibility goes: a principal's id and groups. */
 type Answerer = Pick<Principal, 'id'> & { groups?: readonly string[] };
 
-/** The requester on record of a call made for `principal` (absent: `local`, and nothing is recorded). */
+/** The requester on record of a call made for `principal` (none, or `local`: nothing is recorded). */
 export function requesterOf(principal: Principal | undefined): ApprovalRequester | undefined {
-  if (!principal) return undefined;
+  if (!principal || principal.id === LOCAL_PRINCIPAL.id) return undefined;
   return {
     id: principal.id,
     ...(principal.subject !== undefined ? { subject: principal.subject } : {}),

@@ -320,17 +320,18 @@ describe('per-user rate limits', () => {
 });
 
 describe('audit lines name the principal (file)', () => {
-  it('writes each call\'s principal, and none for a call without one', async () => {
+  it('writes each call\'s principal, and none for a call without one or of local', async () => {
     const { dir } = await makeProject();
     const gate = await createGate({ name: 'who', outDir: dir, policies: { rules: { '*': 'allow' } } }, [crm]);
     const bridge = createBridge({ capabilities: [crm], ...gate.bridgeOptions });
-    for (const principal of [alice, bob, shared, undefined]) await bridge.call(msg('crm', 'readRecord', {}), never, principal ? { principal } : {});
+    for (const principal of [alice, bob, shared, undefined, LOCAL_PRINCIPAL]) await bridge.call(msg('crm', 'readRecord', {}), never, principal ? { principal } : {});
     gate.close();
     const lines = readFileSync(gate.auditFile!, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { principal?: unknown });
     expect(lines.map((line) => line.principal)).toEqual([
       { id: 'user:alice', subject: 'alice', clientId: 'app-a', groups: ['interns'] },
       { id: 'user:bob', subject: 'bob', clientId: 'app-b', groups: ['admins', 'staff'] },
       { id: 'token:0123456789abcdef' },
+      undefined,
       undefined,
     ]);
     expect(JSON.stringify(lines)).not.toContain('crm:write');

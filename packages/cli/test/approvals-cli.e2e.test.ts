@@ -41,12 +41,13 @@ describe('agent-spaces approvals against the project store', () => {
     const views = (JSON.parse(listed.stdout) as { approvals: Array<{ id: string; request: { params: unknown } }> }).approvals;
     expect(views.find((v) => v.id === id)?.request.params).toEqual({ algorithm: 'sha256', data: 'cli approves' });
     const table = await project.cli(['approvals', 'list']);
-    expect(table.stdout).toMatch(new RegExp(`^${id}\\s+default\\s+std\\.crypto\\.hash\\s+in \\dm \\d\\ds\\s+Allow std\\.crypto\\.hash`, 'm'));
+    expect(table.stdout).toMatch(new RegExp(`^${id}\\s+default\\s+std\\.crypto\\.hash\\s+token:[0-9a-f]{16}\\s+in \\dm \\d\\ds\\s+Allow std\\.crypto\\.hash`, 'm'));
 
     const shown = await project.cli(['approvals', 'show', id]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`approval ${id}  pending`);
     expect(shown.stdout).toMatch(/call {5}std\.crypto\.hash/);
+    expect(shown.stdout).toMatch(/asked by token:[0-9a-f]{16}/);
     expect(shown.stdout).toContain('"data": "cli approves"');
     expect(shown.stdout).toContain(`code:\n  ${hashCode('cli approves').replace(/\n/g, '\n  ')}`);
 

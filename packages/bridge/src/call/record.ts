@@ -1,4 +1,4 @@
-import { AgentSpacesError, type CallMessage, type CallOutcome, type Principal, type Redactor } from '@agent-spaces/capabilities';
+import { AgentSpacesError, LOCAL_PRINCIPAL, type CallMessage, type CallOutcome, type Principal, type Redactor } from '@agent-spaces/capabilities';
 import { isoNow, type AuditEntry, type AuditPrincipal, type AuditSink } from '../stores/audit-log.js';
 import type { ApprovalRequest, CallDecision, CallOrigin } from '../types.js';
 import { errorMessage, where } from './errors.js';
@@ -44,7 +44,7 @@ export async function recordPending(audit: AuditSink, callId: string, request: A
       time: isoNow(),
       ...(runId ? { runId } : {}),
       ...(sessionId ? { sessionId } : {}),
-      ...(principal ? { principal: auditPrincipal(principal) } : {}),
+      ...(isNamed(principal) ? { principal: auditPrincipal(principal) } : {}),
       callId,
       approvalId: request.id,
       capability,
@@ -80,9 +80,14 @@ function auditEntry({ callId, message, origin, state, outcome, durationMs }: End
   };
   if (origin.runId) entry.runId = origin.runId;
   if (origin.sessionId) entry.sessionId = origin.sessionId;
-  if (origin.principal) entry.principal = auditPrincipal(origin.principal);
+  if (isNamed(origin.principal)) entry.principal = auditPrincipal(origin.principal);
   if (state.decision) entry.decision = auditDecision(state.decision);
   return entry;
+}
+
+/** True for a principal other than `local`: lines of `local` calls have no principal, as before identities. */
+function isNamed(principal: Principal | undefined): principal is Principal {
+  return principal !== undefined && principal.id !== LOCAL_PRINCIPAL.id;
 }
 
 /** The principal as an audit line names it: id, subject, client and groups (scopes are left out). */

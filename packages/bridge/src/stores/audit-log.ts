@@ -31,7 +31,7 @@ interface AuditLine {
   function: string;
   /** Params with secrets redacted (`{ truncated: true, preview }` past 8 KiB of JSON). */
   params: unknown;
-  /** Who the call was made for, when the run was given a principal (absent: `local`, as before identities). */
+  /** Who the call was made for; absent for `local` (no principal, or `local`), so such lines read as before identities. */
   principal?: AuditPrincipal;
 }
 
