@@ -27,10 +27,17 @@ interface Generation {
   users: number;
   /** A newer build (or config) replaced it: it closes once its last user is done. */
   retired: boolean;
+  /** A variant's: retires it once it has had no user for {@link VARIANT_IDLE_MS}. */
+  idle?: NodeJS.Timeout;
 }
 
 /** How often the build's state file is looked at for a new build. */
 const BUILD_POLL_MS = 500;
+/**
+ * How long a variant's space (a headless run's, or one without the skills a principal may not see) stays open with
+ * no run or session on it: variants come and go with the clients using them, so their sandboxes do not pile up.
+ */
+const VARIANT_IDLE_MS = 60_000;
 
 /**
  * The spaces of a server, shared by every client: one `Space` (one sandbox, bridge, audit log and MCP client pool) per
@@ -49,9 +56,12 @@ export class SharedSpaces {
   #buildState: string | undefined;
   #closed = false;
 
-  /** Watches the build of `options` (its `rootDir` / `outDir`) until {@link close}. */
-  constructor(options: SharedSpaceOptions) {
+  readonly #variantIdleMs: number;
+
+  /** Watches the build of `options` (its `rootDir` / `outDir`) until {@link close}; `variantIdleMs` as {@link VARIANT_IDLE_MS}. */
+  constructor(options: SharedSpaceOptions, variantIdleMs = VARIANT_IDLE_MS) {
     this.#options = options;
+    this.#variantIdleMs = variantIdleMs;
     this.#stateFile = join(resolveOutDir(options.rootDir ?? process.cwd(), options.outDir), OUTPUT_FILES.buildState);
     this.#buildState = readState(this.#stateFile);
     this.#onBuild = () => {
@@ -75,11 +85,13 @@ export class SharedSpaces {
   async use(definition: SpaceDefinition, variant?: SpaceVariant): Promise<{ space: Space; release(): void }> {
     const generation = this.#generation(definition, variant);
     generation.users++;
+    clearTimeout(generation.idle);
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
       generation.users--;
+      if (variant) this.#idleLater(generation);
       this.#closeIfDone(generation);
     };
     try {
@@ -149,6 +161,7 @@ export class SharedSpaces {
     });
     const generation: Generation = { space, ready: undefined, catalog: undefined, users: 0, retired: false };
     this.#current.set(key, generation);
+    if (variant) this.#idleLater(generation);
     space.then(
       (ready) => void (generation.ready = ready),
       () => {
@@ -156,6 +169,21 @@ export class SharedSpaces {
       },
     );
     return generation;
+  }
+
+  /** Retires the space of a variant once it has been unused for {@link VARIANT_IDLE_MS}. */
+  #idleLater(generation: Generation): void {
+    clearTimeout(generation.idle);
+    if (generation.users === 0 && !generation.retired) generation.idle = setTimeout(() => this.#retireIdle(generation), this.#variantIdleMs).unref();
+  }
+
+  /** Retires a variant's space that is still unused, as a reload would. */
+  #retireIdle(generation: Generation): void {
+    if (this.#closed || generation.users > 0 || generation.retired) return;
+    for (const [key, current] of this.#current) if (current === generation) this.#current.delete(key);
+    generation.retired = true;
+    this.#retired.add(generation);
+    this.#closeIfDone(generation);
   }
 
   #closeIfDone(generation: Generation): void {
