@@ -1,7 +1,7 @@
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { join } from 'node:path';
 import { AgentSpacesError, OUTPUT_FILES, resolveOutDir } from '@agent-spaces/capabilities';
-import { createSpace, type FunctionFilter, type SandboxStats, type Space, type SpaceOptions } from '@agent-spaces/sdk';
+import { MemoryRateLimitStore, createSpace, type FunctionFilter, type RateLimitStore, type SandboxStats, type Space, type SpaceOptions } from '@agent-spaces/sdk';
 import { buildCatalog, type Catalog } from './catalog.js';
 import type { SpaceDefinition } from './config.js';
 
@@ -57,6 +57,7 @@ export class SharedSpaces {
   #closed = false;
 
   readonly #variantIdleMs: number;
+  readonly #rateLimits = new Map<string, RateLimitStore>();
 
   /** Watches the build of `options` (its `rootDir` / `outDir`) until {@link close}; `variantIdleMs` as {@link VARIANT_IDLE_MS}. */
   constructor(options: SharedSpaceOptions, variantIdleMs = VARIANT_IDLE_MS) {
@@ -155,6 +156,7 @@ export class SharedSpaces {
     if (current) return current;
     const space = createSpace({
       ...this.#options,
+      stores: { rateLimits: this.#rateLimitsOf(definition.id), ...this.#options.stores },
       name: definition.id,
       ...(definition.capabilities ? { capabilities: definition.capabilities } : {}),
       ...(variant ? { hideFunctions: variant.hideFunctions } : {}),
@@ -184,6 +186,14 @@ export class SharedSpaces {
     generation.retired = true;
     this.#retired.add(generation);
     this.#closeIfDone(generation);
+  }
+
+  /**
+   * The rate-limit counts of space `id` (unless a shared store is given): one store for all its spaces — its variants,
+   * and the spaces of later builds — so a limit is the space's, whichever view of it a client uses.
+   */
+  #rateLimitsOf(id: string): RateLimitStore {
+    return this.#rateLimits.get(id) ?? this.#rateLimits.set(id, new MemoryRateLimitStore()).get(id)!;
   }
 
   #closeIfDone(generation: Generation): void {

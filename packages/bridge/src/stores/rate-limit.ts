@@ -18,7 +18,10 @@ export interface RateLimitStore {
    * none and says which window stays full longest, and for how long. Atomic over the windows.
    */
   admit(windows: readonly RateWindow[], now: number): Promise<Admission>;
-  /** Counts calls admitted before the store existed (read back from the audit log) in the window `id`. */
+  /**
+   * Counts calls admitted before the store existed (read back from the audit log) in the window `id`; a window the
+   * store counts already is left as it is (several spaces may share one store and read the same log).
+   */
   seed(id: string, times: readonly number[]): void;
 }
 
@@ -43,6 +46,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   seed(id: string, times: readonly number[]): void {
+    // Once per window: spaces sharing this store (a server's variants of one space) read the same history.
+    if (this.#admitted.has(id)) return;
     const admitted = this.#times(id);
     for (const at of times) admitted.push(at);
     admitted.sort((a, b) => a - b);
