@@ -1,10 +1,11 @@
-import { AgentSpacesError, toWireError } from '@agent-spaces/capabilities';
+import { AgentSpacesError, LOCAL_PRINCIPAL, toWireError } from '@agent-spaces/capabilities';
 import { expiredOutcome } from '@agent-spaces/bridge';
 import { awaitedApprovals, type KeptRun, type RunResult } from '@agent-spaces/sdk';
 import type { Connection, HostState } from '../connection.js';
 import type { ServerLog } from '../log.js';
 import { aliveElsewhere } from '../process-alive.js';
 import { runResult, toolError } from '../results.js';
+import { skillsView, skillViewer } from '../skills/visibility.js';
 import type { TaskRecord } from '../tasks/record.js';
 
 /**
@@ -131,7 +132,9 @@ async function answered(state: HostState, id: string, signal: AbortSignal): Prom
 async function resumed(state: HostState, run: KeptRun): Promise<RunResult> {
   const definition = state.spaces.find((space) => space.id === run.space);
   if (!definition) throw new AgentSpacesError('SPACE_NOT_FOUND', `The space "${run.space}" of paused run ${run.id} is no longer served`, { spaceId: run.space });
-  const { space, release } = await state.shared.use(definition);
+  // The view of the space its principal had: without the skills it may not see.
+  const view = await skillsView(skillViewer(state.skillProject, run.principal ?? LOCAL_PRINCIPAL, run.owner ?? ''), undefined);
+  const { space, release } = await state.shared.use(definition, view);
   try {
     const owner = run.owner === undefined ? {} : { owner: run.owner };
     if (run.sessionId === undefined) return await (await space.resume(run.id, owner));
