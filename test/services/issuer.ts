@@ -59,6 +59,10 @@ export interface TestIssuer {
   forge(kind: 'none' | 'hs256-public-key', claims?: TokenClaims): Promise<string>;
   /** Replaces the signing key by a new one with a new `kid`; the JWKS then holds only the new key. */
   rotate(): Promise<void>;
+  /** Stops listening (its keys kept): the issuer is down. */
+  stop(): Promise<void>;
+  /** Listens again on the same port, with the same keys. */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -110,7 +114,13 @@ export async function startIssuer(options: IssuerOptions): Promise<TestIssuer> {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  url = `http://127.0.0.1:${port}`;
+  const stop = () =>
+    new Promise<void>((done) => {
+      server.close(() => done());
+      server.closeAllConnections();
+    });
 
   const payloadOf = (claims: TokenClaims): Record<string, unknown> => {
     const now = Math.floor(Date.now() / 1000);
@@ -148,6 +158,8 @@ export async function startIssuer(options: IssuerOptions): Promise<TestIssuer> {
     async rotate() {
       current = await newKey();
     },
-    close: () => new Promise<void>((done) => server.close(() => done())),
+    stop,
+    start: () => new Promise<void>((done) => server.listen(port, '127.0.0.1', done)),
+    close: () => (server.listening ? stop() : Promise.resolve()),
   };
 }

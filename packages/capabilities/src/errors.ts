@@ -151,6 +151,11 @@ export const ERROR_CODES = {
     description:
       "`mcp serve` refused a valid access token (`server.auth`) that lacks a scope the request needs (`data.scope`, HTTP 403 `insufficient_scope`), or a request for something another principal owns (an MCP session it did not start).",
   },
+  ISSUER_UNAVAILABLE: {
+    families: ['server'],
+    description:
+      "`mcp serve` could not fetch its authorization server's keys (`server.auth`) to check a new token: the request was refused with HTTP 503 before anything ran; retry once the issuer answers.",
+  },
   APPROVER_NOT_ALLOWED: {
     families: ['server'],
     description:

@@ -76,6 +76,7 @@ describe('the error code table', () => {
       'APPROVAL_ANSWERED',
       'UNAUTHORIZED',
       'FORBIDDEN',
+      'ISSUER_UNAVAILABLE',
       'APPROVER_NOT_ALLOWED',
       'REPLAY_UNAVAILABLE',
       'RUN_INTERRUPTED',

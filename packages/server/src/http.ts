@@ -396,7 +396,7 @@ const refusals = new WeakMap<ServerResponse, string>();
 /** Answers a refusal of the {@link RequestGuard}, with its `WWW-Authenticate` challenge (and `data.code`) when it has one. */
 function refuse(res: ServerResponse, refusal: Refusal): void {
   if (refusal.challenge) res.setHeader('WWW-Authenticate', refusal.challenge);
-  reject(res, refusal.status, refusal.message, -32000, refusal.challenge ? { code: refusal.code } : undefined);
+  reject(res, refusal.status, refusal.message, -32000, refusal.challenge || refusal.status === 503 ? { code: refusal.code } : undefined);
 }
 
 /** Answers a JSON-RPC error without an id: `-32000` (server error) unless `code` says otherwise. */

@@ -236,6 +236,33 @@ describe('discovery of the keys', () => {
     await expect(serverOf({ issuer: mixUp.url })).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('no metadata found') });
   });
 
+  it('answers 503 ISSUER_UNAVAILABLE for a new token while the issuer is down, and serves again once it is back', async () => {
+    const own = await startIssuer({ audience: 'http://127.0.0.1/mcp' });
+    const server = await startHttpServer({
+      createServer: () => host.createServer(),
+      port: 0,
+      auth: { issuer: own.url, audience: 'http://127.0.0.1/mcp', jwksUri: own.jwksUri, scopes: [] },
+      authTuning: { jwksCooldownMs: 0 },
+      approvals: host.approvals,
+    });
+    const token = await own.sign({ sub: 'carol' });
+    const init = (path = '') => fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` }, body: JSON.stringify(INITIALIZE) });
+    try {
+      await own.stop();
+      const refused = await init();
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toMatchObject({ error: { data: { code: 'ISSUER_UNAVAILABLE' } } });
+      const approvals = await fetch(server.url.replace(/\/mcp$/, '/approvals'), { headers: { authorization: `Bearer ${token}` } });
+      expect(approvals.status).toBe(503);
+      expect(await approvals.json()).toMatchObject({ error: { code: 'ISSUER_UNAVAILABLE' } });
+      await own.start();
+      expect((await init()).status).toBe(200);
+    } finally {
+      await server.close();
+      await own.close();
+    }
+  });
+
   it('refuses server.auth together with a shared token', async () => {
     await expect(startHttpServer({ createServer: () => host.createServer(), port: 0, authToken: 't', auth: { issuer: issuer.url, audience } })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
   });

@@ -7,12 +7,12 @@ const LOCAL_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 
 /**
  * Why the front door refuses a request: its HTTP status, the error code the `/approvals` API answers with
- * (`UNAUTHORIZED` for a 401 and for a `Host`/`Origin` refused, `FORBIDDEN` for a missing scope, `INTERNAL` when the
+ * (`UNAUTHORIZED` for a 401 and for a `Host`/`Origin` refused, `FORBIDDEN` for a missing scope, `ISSUER_UNAVAILABLE` when the
  * issuer's keys cannot be fetched), the message, and the `WWW-Authenticate` challenge of a 401/403 with `server.auth`.
  */
 export interface Refusal {
   status: 401 | 403 | 503;
-  code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'INTERNAL';
+  code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'ISSUER_UNAVAILABLE';
   message: string;
   challenge?: string;
 }
@@ -70,7 +70,7 @@ export class RequestGuard {
     if (this.#resource) {
       const outcome = await this.#resource.authenticate(authorization);
       if (outcome.kind === 'refused') {
-        const code = outcome.status === 403 ? 'FORBIDDEN' : outcome.status === 503 ? 'INTERNAL' : 'UNAUTHORIZED';
+        const code = outcome.status === 403 ? 'FORBIDDEN' : outcome.status === 503 ? 'ISSUER_UNAVAILABLE' : 'UNAUTHORIZED';
         return { status: outcome.status, code, message: outcome.message, ...(outcome.challenge ? { challenge: outcome.challenge } : {}) };
       }
       (req as AuthenticatedRequest).auth = outcome.authInfo;
