@@ -16,13 +16,14 @@ export function requesterOf(principal: Principal | undefined): ApprovalRequester
 
 /**
  * True when `answerer` may answer `request` under its `approvers` requirement: not its requester when `others` is
- * set, and in one of `groups` when they are given. A request without a requirement may be answered by anyone; one
- * without `requestedBy` was made by `local`.
+ * set, and in one of `groups` when they are given. A request without a requirement is its requester's own: no other
+ * principal may read or answer it (the host's operator aside). One without `requestedBy` was made by `local`.
  */
 export function mayAnswer(request: Pick<ApprovalRequest, 'requestedBy' | 'approvers'>, answerer: Answerer): boolean {
   const requirement = request.approvers;
-  if (!requirement) return true;
-  if (requirement.others === true && answerer.id === (request.requestedBy?.id ?? LOCAL_PRINCIPAL.id)) return false;
+  const requester = request.requestedBy?.id ?? LOCAL_PRINCIPAL.id;
+  if (!requirement) return answerer.id === requester;
+  if (requirement.others === true && answerer.id === requester) return false;
   if (requirement.groups !== undefined) {
     const groups = new Set(requirement.groups);
     if (!(answerer.groups ?? []).some((group) => groups.has(group))) return false;

@@ -118,21 +118,27 @@ function compileWho(who: PrincipalMatch | undefined, except: PrincipalMatch | un
 }
 
 /**
- * A {@link PrincipalMatch} as a test: each key given must match (set lookups), any of its values may. `users` is
- * tried against the principal's subject and id, `groups` / `scopes` against each of the principal's.
+ * A {@link PrincipalMatch} as a test: each key given must match (set lookups), any of its values may. `users` names
+ * principal ids (`local`, `user:<sub>`, `token:<hash>`) or, any other name, a user's subject — so a user whose `sub`
+ * is `local` or `token:…` is never taken for that principal. `groups` / `scopes` match any of the principal's.
  */
 function compilePrincipalMatch(match: PrincipalMatch): PrincipalTest {
   const setOf = (names: OneOrMore | undefined) => (names === undefined ? undefined : new Set(list(names)));
-  const users = setOf(match.users);
+  const users = setOf(match.users && list(match.users).map((name) => (isPrincipalId(name) ? name : `user:${name}`)));
   const groups = setOf(match.groups);
   const scopes = setOf(match.scopes);
   const clients = setOf(match.clients);
   const anyOf = (set: Set<string>, values: readonly string[]) => values.some((value) => set.has(value));
   return (principal) =>
-    (!users || users.has(principal.id) || (principal.subject !== undefined && users.has(principal.subject))) &&
+    (!users || users.has(principal.id)) &&
     (!groups || anyOf(groups, principal.groups)) &&
     (!scopes || anyOf(scopes, principal.scopes)) &&
     (!clients || (principal.clientId !== undefined && clients.has(principal.clientId)));
+}
+
+/** Whether a `users` entry names a principal id rather than a user's subject. */
+function isPrincipalId(name: string): boolean {
+  return name === LOCAL_PRINCIPAL.id || name.startsWith('user:') || name.startsWith('token:');
 }
 
 /** `strict`: the rule allows, so a test must hold for every reading of a value (see {@link compileRules}). */

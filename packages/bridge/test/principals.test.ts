@@ -67,6 +67,18 @@ describe('policy rules on the principal', () => {
     for (const principal of others) expect(decide(policies, principal).kind, principal?.id ?? 'none').toBe('allow');
   });
 
+  it.each([
+    ['local', 'local'],
+    ['token:0123456789abcdef', 'token:0123456789abcdef'],
+    ['user:alice', 'user:alice'],
+    ['a subject that looks like an id', 'user:bob'],
+  ])('a user whose sub is %s is not taken for the principal of that name', (_, sub) => {
+    const impostor: Principal = { id: `user:${sub}`, subject: sub, scopes: [], groups: [] };
+    const policies: PoliciesConfig = { rules: { crm: [{ who: { users: sub }, then: 'allow' }, { then: 'deny' }] } };
+    expect(decide(policies, impostor).kind).toBe('deny');
+    expect(decide({ rules: { crm: [{ who: { users: `user:${sub}` }, then: 'allow' }, { then: 'deny' }] } }, impostor).kind).toBe('allow');
+  });
+
   it('combines who, except and when; a rule that does not apply lets the next one decide', () => {
     const policies: PoliciesConfig = {
       rules: {

@@ -8,7 +8,7 @@ import type { Principal } from '@agent-spaces/capabilities';
 import { ApprovalService, FileApprovalStore, type ApprovalRequest } from '@agent-spaces/bridge';
 import { makeProject } from '../../../test/fixtures/project.js';
 import { serveApprovals } from '../src/approvals/http.js';
-import { PRINCIPAL_KEY } from '../src/connection.js';
+import { PRINCIPAL_KEY, principalOf } from '../src/connection.js';
 
 const USERS: Record<string, Principal> = {
   'token-alice': { id: 'user:alice', subject: 'alice', scopes: [], groups: ['interns'] },
@@ -76,8 +76,14 @@ describe('/approvals with two bearer identities', () => {
     expect(denied.body).toMatchObject({ status: 'denied', answer: { approved: false, by: 'user:bob' } });
   });
 
-  it('a request without a requirement is answered as before, by the name given, with the shared token', async () => {
-    await store.add(request('req-open', {}));
+  it("a request without a requirement is its requester's own: no one else sees or answers it; the shared token that made it does", async () => {
+    const requester = principalOf({ token: 'shared-token', clientId: 'bearer', scopes: [] });
+    await store.add(request('req-open', { requestedBy: { id: requester.id } }));
+    for (const token of ['token-bob', 'token-carol', undefined]) {
+      expect((await api('GET', '/approvals', token)).body.approvals.map((v) => v.id)).not.toContain('req-open');
+      expect((await api('GET', '/approvals/req-open', token)).status).toBe(404);
+      expect((await api('POST', '/approvals/req-open/approve', token)).status).toBe(403);
+    }
     const answered = await api('POST', '/approvals/req-open/approve', 'shared-token');
     expect(answered.body).toMatchObject({ status: 'approved', answer: { by: 'someone' } });
   });
