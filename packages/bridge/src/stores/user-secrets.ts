@@ -15,7 +15,7 @@ type SecretsByPrincipal = ReadonlyMap<string, ReadonlyMap<string, string>>;
  * naming the file (on Windows the mode is not checked).
  */
 export class FileUserSecrets implements UserSecrets {
-  private cached: { stamp: string; secrets: SecretsByPrincipal } | undefined;
+  #cached: { stamp: string; secrets: SecretsByPrincipal } | undefined;
 
   constructor(readonly file: string) {}
 
@@ -25,48 +25,48 @@ export class FileUserSecrets implements UserSecrets {
   }
 
   async get(principal: Principal, name: string): Promise<string | undefined> {
-    return (await this.read()).get(principal.id)?.get(name);
+    return (await this.#read()).get(principal.id)?.get(name);
   }
 
-  private async read(): Promise<SecretsByPrincipal> {
+  async #read(): Promise<SecretsByPrincipal> {
     let handle;
     try {
       handle = await open(this.file, 'r');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
-      throw this.invalid(`cannot be read (${(error as Error).message})`);
+      throw this.#invalid(`cannot be read (${(error as Error).message})`);
     }
     try {
       const stat = await handle.stat({ bigint: true });
       const stamp = `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
-      if (this.cached?.stamp === stamp) return this.cached.secrets;
+      if (this.#cached?.stamp === stamp) return this.#cached.secrets;
       if (process.platform !== 'win32' && (stat.mode & 0o077n) !== 0n) {
-        throw this.invalid(`is readable or writable by others (mode ${(stat.mode & 0o777n).toString(8)}): chmod 600 it`);
+        throw this.#invalid(`is readable or writable by others (mode ${(stat.mode & 0o777n).toString(8)}): chmod 600 it`);
       }
-      if (stat.size > BigInt(MAX_USER_SECRETS_BYTES)) throw this.invalid(`is larger than ${MAX_USER_SECRETS_BYTES} bytes`);
-      const secrets = this.parse(await handle.readFile('utf8'));
-      this.cached = { stamp, secrets };
+      if (stat.size > BigInt(MAX_USER_SECRETS_BYTES)) throw this.#invalid(`is larger than ${MAX_USER_SECRETS_BYTES} bytes`);
+      const secrets = this.#parse(await handle.readFile('utf8'));
+      this.#cached = { stamp, secrets };
       return secrets;
     } finally {
       await handle.close();
     }
   }
 
-  private parse(text: string): SecretsByPrincipal {
+  #parse(text: string): SecretsByPrincipal {
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
       // Not the parser's message: it quotes the text around the error, which holds secrets.
-      throw this.invalid('is not valid JSON');
+      throw this.#invalid('is not valid JSON');
     }
-    if (!isRecord(json)) throw this.invalid('must be an object of principal ids');
+    if (!isRecord(json)) throw this.#invalid('must be an object of principal ids');
     const secrets = new Map<string, Map<string, string>>();
     for (const [principal, entry] of Object.entries(json)) {
-      if (!isRecord(entry)) throw this.invalid(`"${principal}" must be an object of secret names`);
+      if (!isRecord(entry)) throw this.#invalid(`"${principal}" must be an object of secret names`);
       const values = new Map<string, string>();
       for (const [name, value] of Object.entries(entry)) {
-        if (typeof value !== 'string') throw this.invalid(`"${principal}"."${name}" must be a string`);
+        if (typeof value !== 'string') throw this.#invalid(`"${principal}"."${name}" must be a string`);
         values.set(name, value);
       }
       secrets.set(principal, values);
@@ -74,7 +74,7 @@ export class FileUserSecrets implements UserSecrets {
     return secrets;
   }
 
-  private invalid(problem: string): AgentSpacesError {
+  #invalid(problem: string): AgentSpacesError {
     return new AgentSpacesError('CONFIG_INVALID', `per-user secrets file ${this.file} ${problem}`, { file: this.file });
   }
 }
