@@ -1,12 +1,13 @@
 // Two users of one `mcp serve` (a real child process) behind an OAuth 2.1 issuer (a loopback test issuer on
 // 127.0.0.1): each client is the official SDK client with its own bearer token. What one user owns is useless to the
-// other, a group rule applies to one of them only, an approval one asked for must be answered by the other, per-user
+// other (sessions, tasks, skills), a group rule applies to one of them only, an approval one asked for must be answered by the other, per-user
 // rate limits count apart, and the audit log names each user.
 import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalView } from '@agent-spaces/bridge';
 import { makeProject, type Project } from '../../../test/fixtures/project.js';
 import { startIssuer, type TestIssuer } from '../../../test/services/issuer.js';
@@ -158,6 +159,19 @@ describe('two users of one server', () => {
     expect(await execute(alice, untyped)).toEqual([['twice'], 'function']);
     expect((await callTool(bob, 'delete_skill', { name: 'twice' })).body).toMatchObject({ code: 'INVALID_ARGUMENTS' });
     expect(await execute(alice, useIt)).toBe(42);
+  });
+
+  it("alice's task is useless to bob, and hers on every connection", async () => {
+    const [alice, bob] = [await clientOf('alice'), await clientOf('bob')];
+    const created = await alice.request({ method: 'tools/call', params: { name: 'execute', arguments: { code: 'export default "alice task";' }, task: {} } as never }, CreateTaskResultSchema);
+    const { taskId } = created.task;
+    await expect.poll(async () => (await alice.experimental.tasks.getTask(taskId)).status, { timeout: 30_000 }).toBe('completed');
+    const refused = async (promise: Promise<unknown>) => ((await promise.then(() => undefined, (error: unknown) => error)) as { code?: number } | undefined)?.code;
+    expect(await refused(bob.experimental.tasks.getTask(taskId))).toBe(-32602);
+    expect(await refused(bob.experimental.tasks.getTaskResult(taskId, CallToolResultSchema))).toBe(-32602);
+    expect(await refused(bob.experimental.tasks.cancelTask(taskId))).toBe(-32602);
+    expect((await bob.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).not.toContain(taskId);
+    expect((await (await clientOf('alice')).experimental.tasks.getTask(taskId)).status).toBe('completed');
   });
 
   it('the audit log names the user of each call', async () => {
