@@ -6,13 +6,20 @@
  * record is missing or unreadable) belongs to the operator. Fail closed: a lost record makes a skill the operator's.
  */
 import { createHash } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { join } from 'node:path';
 import { isRecord } from '@agent-spaces/capabilities';
 import { readShare, type RecordedShare, type SkillOwner } from './skill-shares.js';
 
 /** The file of the records, in the skills folder (not a skill: skills are `*.ts`). */
 const OWNERS_FILE = '.owners.json';
+/**
+ * How long a process waits for another's update of the records (processes that share the folder, e.g. `mcp serve`
+ * replicas on one project), and after how long a lock no process released counts as left by a dead one.
+ */
+const LOCK_WAIT_MS = 10_000;
+const STALE_LOCK_MS = 10_000;
 
 /**
  * One record: the hashed id of the client that saved the skill, the sha256 of the text it saved, and with whom the
@@ -69,6 +76,10 @@ export async function recordOwner(skillsDir: string, name: string, text: string 
  * The file is replaced whole (write, rename), and only when a record changed.
  */
 export async function updateOwners(skillsDir: string, changes: ReadonlyMap<string, OwnerRecord | undefined>): Promise<void> {
+  await whileLocked(join(skillsDir, `${OWNERS_FILE}.lock`), () => writeChanges(skillsDir, changes));
+}
+
+async function writeChanges(skillsDir: string, changes: ReadonlyMap<string, OwnerRecord | undefined>): Promise<void> {
   const records = await readRecords(skillsDir);
   const before = JSON.stringify([...records]);
   for (const [name, record] of changes) {
@@ -80,4 +91,30 @@ export async function updateOwners(skillsDir: string, changes: ReadonlyMap<strin
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(Object.fromEntries([...records].sort(([a], [b]) => (a < b ? -1 : 1))), null, 2)}\n`);
   await rename(temporary, file);
+}
+
+/**
+ * Runs `update` holding the lock file `lock` (created exclusively), so that processes sharing the folder update the
+ * records one at a time and none overwrites another's change with a stale read. A lock older than
+ * {@link STALE_LOCK_MS} is taken over; past {@link LOCK_WAIT_MS} of waiting the update fails.
+ */
+async function whileLocked(lock: string, update: () => Promise<void>): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      await (await open(lock, 'wx')).close();
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const age = Date.now() - ((await stat(lock).catch(() => undefined))?.mtimeMs ?? Date.now());
+      if (age > STALE_LOCK_MS) await unlink(lock).catch(() => undefined);
+      else if (Date.now() - started > LOCK_WAIT_MS) throw new Error(`the skill owner records are locked by another process (${lock})`);
+      else await delay(5 + Math.random() * 20);
+    }
+  }
+  try {
+    await update();
+  } finally {
+    await unlink(lock).catch(() => undefined);
+  }
 }
