@@ -194,6 +194,10 @@ export const ERROR_CODES = {
     description: 'An unexpected failure on the host; a code received from elsewhere that is not one of these is kept as `data.code`.',
   },
   SPACE_NOT_FOUND: { families: ['server'], description: 'No space with the given id is served.' },
+  AGENT_NOT_FOUND: {
+    families: ['server'],
+    description: 'No agent (space) by the name a seed\'s argument gave (`agentId`, `agent_file`, `target_agent`); `spaceId` gives `SPACE_NOT_FOUND`.',
+  },
   INVALID_FORMAT: { families: ['server'], description: 'An `inject` format other than `compiled` / `structured`.' },
   TOO_MANY_SESSIONS: {
     families: ['server'],

@@ -81,6 +81,7 @@ describe('the error code table', () => {
       'REPLAY_UNAVAILABLE',
       'RUN_INTERRUPTED',
       'SPACE_NOT_FOUND',
+      'AGENT_NOT_FOUND',
       'INVALID_FORMAT',
       'TOO_MANY_SESSIONS',
       'STORE_UNAVAILABLE',
