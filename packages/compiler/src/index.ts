@@ -14,6 +14,8 @@ export { buildFreshness, type BuildFreshness } from './freshness.js';
 export { selfServers } from './sources/mcp-config.js';
 export { inlineSource, isDefineToolValue } from './sources/inline.js';
 export { readOpenApiSource, type OpenApiSourceConfig, type OpenApiSourceResult } from './sources/openapi/index.js';
+/** Seed 003's `action_servers.json`: which servers become capabilities, and their capability ids. */
+export { readActionServerEntries, type ActionServerEntry } from './sources/openapi/action-servers.js';
 export type { SourceContext, SourceResult } from './sources/types.js';
 export {
   CONFIG_FILE_NAMES,
