@@ -124,6 +124,19 @@ export interface ServerSettings {
   advertiseUrl?: string;
   /** Per-user identity: HTTP requests carry access tokens of this authorization server (docs/mcp-server.md); not with `--auth-token`. */
   auth?: AuthSettings;
+  /** Folder of agent files (docs/agents.md, "Agent files"), relative to the project; default `agent-files`. */
+  agentsDir?: string;
+  /** Who may assign action servers to agents (seed 003, docs/openapi.md "Agent configs"); default: nobody. */
+  assignment?: AssignmentSettings;
+}
+
+/**
+ * Who may change `agent_configs/*.json` through the assignment tools and routes: nobody unless `allow` is true; then,
+ * when `groups` is given, only principals in one of them (required with `server.auth`).
+ */
+export interface AssignmentSettings {
+  allow: boolean;
+  groups?: string[];
 }
 
 /**
@@ -167,13 +180,17 @@ export const BUILTIN_TOOL_NAMES = [
   'save_skill',
   'list_skills',
   'delete_skill',
+  'list_agents',
 ] as const;
 
 /**
  * Names of the agent tools (docs/agents.md), listed only to clients that can have a model (sampling, or a configured
  * `model`); user-defined tools may not take them either.
  */
-export const AGENT_TOOL_NAMES: readonly string[] = ['invoke_agent', 'send_message'];
+export const AGENT_TOOL_NAMES: readonly string[] = ['invoke_agent', 'send_message', 'invoke_with_config', 'transfer_session'];
+
+/** Names of the action-server assignment tools (seed 003), listed by `mcp serve`; user-defined tools may not take them either. */
+export const ASSIGNMENT_TOOL_NAMES: readonly string[] = ['get_action_servers', 'assign_action_server', 'remove_action_server'];
 
 /** Name of the MCP prompt offering a space's compiled prompt. */
 export function spacePromptName(spaceId: string): string {
@@ -219,6 +236,8 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
     'redisUrl',
     'advertiseUrl',
     'auth',
+    'agentsDir',
+    'assignment',
   ]);
   const settings: ServerSettings = {};
   if (o.timeoutSeconds !== undefined) settings.timeoutSeconds = check.positive(o.timeoutSeconds, 'server.timeoutSeconds');
@@ -245,6 +264,8 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
   if (o.redisUrl !== undefined) settings.redisUrl = engineUrl(check, o.redisUrl, 'server.redisUrl', ['redis:', 'rediss:', 'valkey:']);
   if (o.advertiseUrl !== undefined) settings.advertiseUrl = engineUrl(check, o.advertiseUrl, 'server.advertiseUrl', ['http:', 'https:']);
   if (o.auth !== undefined) settings.auth = parseAuth(check, o.auth);
+  if (o.agentsDir !== undefined) settings.agentsDir = projectFolder(check, o.agentsDir, 'server.agentsDir');
+  if (o.assignment !== undefined) settings.assignment = parseAssignment(check, o.assignment, settings.auth !== undefined);
   if (o.rateLimit === false) settings.rateLimit = false;
   else if (o.rateLimit !== undefined) {
     const r = check.object(o.rateLimit, 'server.rateLimit', ['requests', 'windowSeconds']);
@@ -254,6 +275,22 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
     };
   }
   return settings;
+}
+
+function parseAssignment(check: Checker, value: unknown, oauth: boolean): AssignmentSettings {
+  const o = check.object(value, 'server.assignment', ['allow', 'groups']);
+  if (typeof o.allow !== 'boolean') check.fail('server.assignment.allow', 'must be a boolean');
+  const assignment: AssignmentSettings = { allow: o.allow };
+  if (o.groups !== undefined) assignment.groups = check.strings(o.groups, 'server.assignment.groups');
+  if (oauth && assignment.allow && !assignment.groups?.length) check.fail('server.assignment.groups', 'must name the groups that may assign (required with server.auth)');
+  return assignment;
+}
+
+/** `value` as a folder relative to the project that stays inside it (no absolute path, `~` or `..`). */
+function projectFolder(check: Checker, value: unknown, key: string): string {
+  const text = check.string(value, key);
+  if (/^([/\\~]|[A-Za-z]:)/.test(text) || text.split(/[/\\]/).includes('..')) check.fail(key, 'must be a folder relative to the project, inside it');
+  return text;
 }
 
 const CLAIM_NAME = /^[A-Za-z0-9_.:/-]{1,128}$/;
@@ -397,7 +434,7 @@ function parsePrompt(check: Checker, value: unknown, at: string): PromptTemplate
 /** Space ids, tool names and prompt names must be unique across the whole server. */
 function checkUnique(check: Checker, spaces: SpaceDefinition[]): void {
   const ids = new Set<string>();
-  const tools = new Set<string>([...BUILTIN_TOOL_NAMES, ...AGENT_TOOL_NAMES]);
+  const tools = new Set<string>([...BUILTIN_TOOL_NAMES, ...AGENT_TOOL_NAMES, ...ASSIGNMENT_TOOL_NAMES]);
   const prompts = new Set(spaces.map((s) => spacePromptName(s.id)));
   spaces.forEach((space, i) => {
     if (ids.has(space.id)) check.fail(`spaces[${i}].id`, `duplicates the space id "${space.id}"`);
