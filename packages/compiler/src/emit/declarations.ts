@@ -7,6 +7,7 @@ import { CAPABILITY_PREFIX } from '@agent-spaces/capabilities';
 import { jsDoc, propertyKey } from './escape.js';
 import { SchemaTypes } from './schema-to-ts.js';
 import { NameAllocator, isIdentifierName, typeName } from '../ir/names.js';
+import { exportsAlone } from '../ir/normalize.js';
 
 /** The generated `index.d.ts` text, the problems found while generating it, and the parts its signatures are made of. */
 export interface DeclarationsResult {
@@ -116,7 +117,7 @@ export function emitDeclarations(capability: CapabilityIR): DeclarationsResult {
     const signature = `${fn.name}(${params ? `params${params.optional ? '?' : ''}: ${params.type}` : ''}): Promise<${result}>;`;
     const doc = functionDoc(capability, fn);
     members.push(`${jsDoc(doc, MEMBER_INDENT)}${MEMBER_INDENT}${signature}\n`);
-    exports.push(`${jsDoc(doc, INDENT)}${INDENT}export function ${signature}\n`);
+    if (exportsAlone(capability, fn)) exports.push(`${jsDoc(doc, INDENT)}${INDENT}export function ${signature}\n`);
     return { fn, ...(params ? { params } : {}), result, doc };
   });
   const declared = capability.declarations?.trim() ? indentBlock(capability.declarations, INDENT) : '';

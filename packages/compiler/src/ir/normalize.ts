@@ -2,7 +2,7 @@
  * Normalization every source shares: schemas in one dialect (parameters always an object schema, draft 3
  * `required: true` moved into `required` arrays) and name checks across functions and capabilities.
  */
-import { isRecord, type CapabilityIR, type Diagnostic, type JsonSchema, type ObjectSchema } from '@agent-spaces/capabilities';
+import { isRecord, type CapabilityIR, type Diagnostic, type FunctionIR, type JsonSchema, type ObjectSchema } from '@agent-spaces/capabilities';
 import { PROXY_NAMES, isIdentifierName, isModuleId } from './names.js';
 
 type SchemaObject = Record<string, unknown>;
@@ -73,8 +73,9 @@ function collision(file: string, pointer: string | undefined, message: string): 
 
 /**
  * Problems with the names of one capability: an id that is not kebab-case, an export name that is not an
- * identifier, two functions (or a function and the capability object) that became the same identifier; and a
- * warning for each name renamed because the proxy module cannot use it ({@link PROXY_NAMES}).
+ * identifier, two functions that became the same identifier; and a warning for each name renamed because the proxy
+ * module cannot use it ({@link PROXY_NAMES}). A function named like the capability object is no problem: it is a
+ * member of the object (`search.search()`) without an export of its own ({@link exportsAlone}).
  */
 export function checkCapabilityNames(capability: CapabilityIR): Diagnostic[] {
   const { file } = capability.source;
@@ -100,9 +101,8 @@ export function checkCapabilityNames(capability: CapabilityIR): Diagnostic[] {
     }
     const earlier = seen.get(fn.name);
     if (earlier) {
-      diagnostics.push(collision(file, pointer, `functions ${JSON.stringify(earlier.sourceName)} (#${earlier.pointer}) and ${JSON.stringify(fn.sourceName)} (#${pointer}) both become ${fn.name}`));
-    } else if (fn.name === capability.exportName && !capability.module) {
-      diagnostics.push(collision(file, pointer, `function ${JSON.stringify(fn.sourceName)} becomes ${fn.name}, the name of the capability object itself`));
+      const why = `the module has one member and one export per name, so one of them could not be called`;
+      diagnostics.push(collision(file, pointer, `functions ${JSON.stringify(earlier.sourceName)} (#${earlier.pointer}) and ${JSON.stringify(fn.sourceName)} (#${pointer}) both become ${fn.name}: ${why}; rename one`));
     }
     seen.set(fn.name, { sourceName: fn.sourceName, pointer });
   });
@@ -128,4 +128,13 @@ export function findIdCollisions(capabilities: readonly CapabilityIR[], taken: R
     }
   }
   return found;
+}
+
+/**
+ * True when `fn` is also exported alone from the capability's module (`export const getWeather`), beside the
+ * capability object: every function but one named like the object itself (`search` of a `search.json`), which is
+ * reached as `search.search()` only, since the module has one export per name.
+ */
+export function exportsAlone(capability: Pick<CapabilityIR, 'exportName'>, fn: Pick<FunctionIR, 'name'>): boolean {
+  return fn.name !== capability.exportName;
 }
