@@ -146,6 +146,7 @@ function hostOptions(flags: Flags, config: ServedConfig, log: ServerLog): CodeMo
     space,
     configFile: file,
     ...(model ? { model } : {}),
+    ...(settings.agentsDir ? { agentsDir: settings.agentsDir } : {}),
   };
   const maxSessions = flags.maxSessions ?? settings.maxSessions;
   if (maxSessions !== undefined) options.maxSessions = maxSessions;

@@ -14,6 +14,7 @@ import type { SharedSpaces, SpaceVariant } from './shared-spaces.js';
 import type { ServerTasks } from './tasks/store.js';
 import type { ReplicaRegistry } from './replicas/registry.js';
 import { skillsView, skillViewer } from './skills/visibility.js';
+import type { AgentFileState } from './agent-files.js';
 
 /** State shared by every connection of one server. */
 export interface HostState {
@@ -37,6 +38,8 @@ export interface HostState {
   readonly model?: ModelSettings;
   /** The replicas of the service, when it has a shared database (docs/deployment.md): who holds what, and who is gone. */
   readonly replicas?: ReplicaRegistry;
+  /** The agent files served beside the config's spaces, and those that are not (docs/agents.md, "Agent files"). */
+  readonly agentFiles?: AgentFileState;
 }
 
 /** What a client's tools use of a shared space: its runs and sessions are marked as this client's (`owner`). */

@@ -21,6 +21,8 @@ export type LogEvent =
   | 'server.started'
   | 'server.stopped'
   | 'server.reloaded'
+  | 'agent_files.reloaded'
+  | 'agent_file.invalid'
   | 'http.refused'
   | 'client.connected'
   | 'client.disconnected'

@@ -1,10 +1,11 @@
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
 import type { ApprovalService, RateLimitStore } from '@agent-spaces/bridge';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Server as ModernServer } from '@modelcontextprotocol/server';
+import { DEFAULT_AGENTS_DIR, confinedPath, mergeAgentSpaces, scanAgentFiles, watchAgentFiles, type AgentFileScan } from './agent-files.js';
 import { ArgumentsValidator } from './args.js';
 import type { ModelSettings } from '@agent-spaces/sdk';
 import { isPromptTool, parseServerConfig, type HeadlessMode, type SpaceDefinition } from './config.js';
@@ -65,6 +66,8 @@ export interface CodeModeServerOptions {
   progressIntervalSeconds?: number;
   /** Where tool calls, sessions and clients are logged (default: nowhere; `createServerLog()` writes to stderr). */
   log?: ServerLog;
+  /** Folder of agent files served beside `spaces`, relative to `space.rootDir` (default `agent-files`; docs/agents.md, "Agent files"). */
+  agentsDir?: string;
   /** The model of agent runs (prompt tools) in spaces without their own, for clients without sampling (docs/agents.md). */
   model?: ModelSettings;
   /** The tasks' bounds, and which tasks of a process that ended to keep running at start (docs/mcp-server.md, "Tasks"). */
@@ -134,7 +137,9 @@ export interface CodeModeHost {
 export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost {
   const where = 'createCodeModeServer options';
   const state = hostState(options, where);
-  const { spaces, log } = state;
+  let configSpaces = state.spaces;
+  const spaces = (state.spaces = serveAgentFiles(state, configSpaces));
+  const { log } = state;
   const spaceOptions = options.space ?? {};
   const calls: CallSettings = { log, progressIntervalMs: progressIntervalMs(options.progressIntervalSeconds, where) };
   let specs = toolSpecs(spaces, state.baseDir);
@@ -151,7 +156,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
   const skills = database && new SkillMirror({ database, project: state.skillProject, onBuilt: () => state.shared.noticeBuild(), log });
   void skills?.start();
 
-  return {
+  const host: CodeModeHost = {
     createServer() {
       if (closed) throw new AgentSpacesError('SPACE_CLOSED', 'The code-mode server is closed');
       return createLegacyServer(surface, connections, () => closed);
@@ -173,7 +178,9 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       sandboxes: state.shared.stats().processes,
     }),
     reload(next) {
-      const nextSpaces = next.spaces ? checkSpaces(next.spaces, 'reloaded spaces') : state.spaces;
+      const nextConfig = next.spaces ? checkSpaces(next.spaces, 'reloaded spaces') : configSpaces;
+      const nextSpaces = serveAgentFiles(state, nextConfig);
+      configSpaces = nextConfig;
       const nextSpecs = toolSpecs(nextSpaces, state.baseDir);
       const toolsChanged = JSON.stringify(nextSpecs.map(toolListing)) !== JSON.stringify(specs.map(toolListing));
       const promptsChanged = JSON.stringify(listPrompts(nextSpaces)) !== JSON.stringify(listPrompts(state.spaces));
@@ -189,6 +196,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       if (closed) return;
       closed = true;
       recovery.abort();
+      stopWatchingAgents();
       await skills?.close();
       await state.tasks.close();
       // Sessions first, kept for a restarted server (a connection's close would end them for good).
@@ -199,6 +207,39 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       await state.shared.close();
     },
   };
+  const stopWatchingAgents = watchAgentFiles(state.agentFiles!.dir, () => reloadAgentFiles(host, log));
+  return host;
+}
+
+/** Serves changed agent files (the host's `reload` re-reads them); a failure keeps what was served, logged. */
+function reloadAgentFiles(host: CodeModeHost, log: ServerLog): void {
+  try {
+    host.reload({});
+    log.event('agent_files.reloaded', {});
+  } catch (error) {
+    log.event('agent_files.reloaded', { ok: false, code: (error as { code?: string }).code }, 'warn');
+  }
+}
+
+/**
+ * The spaces served: `configSpaces`, then the agent files of `state.agentFiles` that parse and fit beside them (kept on
+ * `state.agentFiles`); each that does not is logged as `agent_file.invalid` with the file and the error.
+ */
+function serveAgentFiles(state: HostState, configSpaces: readonly SpaceDefinition[]): SpaceDefinition[] {
+  const files = state.agentFiles!;
+  let scan: AgentFileScan;
+  try {
+    confinedPath(state.baseDir, relative(state.baseDir, files.dir) || '.', 'server.agentsDir');
+    scan = scanAgentFiles(state.baseDir, files.dir);
+  } catch (error) {
+    const file = relative(state.baseDir, files.dir);
+    scan = { agents: [], problems: [{ file, error: new AgentSpacesError('CONFIG_INVALID', `${file}: ${(error as Error).message}`, { file, key: 'server.agentsDir' }) }] };
+  }
+  const merged = mergeAgentSpaces(configSpaces, scan);
+  files.served = merged.served;
+  files.problems = merged.problems;
+  for (const { file, error } of merged.problems) state.log.event('agent_file.invalid', { file, code: error.code, message: error.message }, 'warn');
+  return merged.spaces;
 }
 
 /**
@@ -283,6 +324,7 @@ function hostState(options: CodeModeServerOptions, where: string): HostState {
     // Tasks a stopped process left are settled by recoverRuns (those whose run paused are resumed).
     tasks: new ServerTasks(durable.outDir, { keepRunning: () => true, ...sharedTasks(options.engines), ...options.tasks }),
     ...(options.engines?.replicas ? { replicas: options.engines.replicas } : {}),
+    agentFiles: { dir: resolve(baseDir, options.agentsDir ?? DEFAULT_AGENTS_DIR), served: [], problems: [] },
     log,
     ...(model ? { model } : {}),
   };
