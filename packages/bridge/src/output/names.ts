@@ -2,7 +2,7 @@
  * The one resolver of the names a space gives its capabilities to built ids: an id (`train-schedule`),
  * `mcp:<server>`, `openapi:<name>`, the npm package a capability was built from (`@company/internal-sdk`), and
  * `@agent-spaces/std` (always offered, so it names nothing to load). A name that matches nothing is
- * `CAPABILITY_NOT_FOUND` with the closest names.
+ * `CAPABILITY_NOT_FOUND` with the closest names, or else the built ids.
  */
 import { AgentSpacesError, STD_MODULE, capabilityIdOf, closestNames } from '@agent-spaces/capabilities';
 import { listBuiltCapabilities } from './files.js';
@@ -11,7 +11,7 @@ import { readBuiltMeta } from './meta.js';
 /**
  * The built ids `names` mean, in order and without duplicates, for the capabilities built into `dir` (a
  * `capabilitiesDir`). Throws `CAPABILITY_NOT_FOUND` naming the first name that matches nothing, with up to three
- * closest names (`data.closest`).
+ * closest names (`data.closest`); when none is close, the message lists the ids that are built.
  * @example
  * resolveCapabilityNames(dir, ['@company/internal-sdk', 'mcp:slack', 'openapi:todos']) // ['company-internal-sdk', 'mcp-slack', 'todos']
  */
@@ -26,12 +26,23 @@ export function resolveCapabilityNames(dir: string, names: readonly string[]): s
     const found = built.has(id) && !name.startsWith('openapi:') ? id : (aliases ??= aliasesOf(dir, built)).get(name);
     if (found === undefined) {
       const closest = closestNames(name, [...built, ...(aliases ??= aliasesOf(dir, built)).keys()]);
-      const hint = closest.length > 0 ? ` (closest: ${closest.join(', ')})` : ' (nothing is built)';
+      const hint = closest.length > 0 ? ` (closest: ${closest.join(', ')})` : ` (${builtList(built)})`;
       throw new AgentSpacesError('CAPABILITY_NOT_FOUND', `No capability ${JSON.stringify(name)} is built in ${dir}${hint}`, { name, closest });
     }
     if (!ids.includes(found)) ids.push(found);
   }
   return ids;
+}
+
+/** How many built ids a message lists before it says how many more there are. */
+const LISTED_IDS = 20;
+
+/** `built: a, b, c` (sorted, the first {@link LISTED_IDS}, then `and N more`), or `nothing is built`. */
+function builtList(built: ReadonlySet<string>): string {
+  if (built.size === 0) return 'nothing is built';
+  const ids = [...built].sort();
+  const more = ids.length > LISTED_IDS ? ` and ${ids.length - LISTED_IDS} more` : '';
+  return `built: ${ids.slice(0, LISTED_IDS).join(', ')}${more}`;
 }
 
 /**
