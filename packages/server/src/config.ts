@@ -128,6 +128,21 @@ export interface ServerSettings {
   agentsDir?: string;
   /** Who may assign action servers to agents (seed 003, docs/openapi.md "Agent configs"); default: nobody. */
   assignment?: AssignmentSettings;
+  /** The A2A server of seed 000's Autonomous mode on `--port` (docs/agents.md, "Agent modes"); off by default. */
+  a2a?: A2ASettings;
+}
+
+/** `server.a2a`: a space served as an A2A agent, its prompt tools as skills (docs/agents.md, "Autonomous (A2A)"). */
+export interface A2ASettings {
+  enabled: boolean;
+  /** The space served (default: the first). */
+  space?: string;
+  /** The A2A endpoint's public URL named in the agent card (default: `http://<Host header>/a2a`). */
+  url?: string;
+  /** Largest A2A request body, in bytes (default 262144); 413 beyond. */
+  maxMessageBytes?: number;
+  /** Most tasks one principal may have running at once (default 4); one more is refused. */
+  maxTasksPerPrincipal?: number;
 }
 
 /**
@@ -238,6 +253,7 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
     'auth',
     'agentsDir',
     'assignment',
+    'a2a',
   ]);
   const settings: ServerSettings = {};
   if (o.timeoutSeconds !== undefined) settings.timeoutSeconds = check.positive(o.timeoutSeconds, 'server.timeoutSeconds');
@@ -266,6 +282,7 @@ function parseSettings(check: Checker, value: unknown): ServerSettings {
   if (o.auth !== undefined) settings.auth = parseAuth(check, o.auth);
   if (o.agentsDir !== undefined) settings.agentsDir = projectFolder(check, o.agentsDir, 'server.agentsDir');
   if (o.assignment !== undefined) settings.assignment = parseAssignment(check, o.assignment, settings.auth !== undefined);
+  if (o.a2a !== undefined) settings.a2a = parseA2A(check, o.a2a);
   if (o.rateLimit === false) settings.rateLimit = false;
   else if (o.rateLimit !== undefined) {
     const r = check.object(o.rateLimit, 'server.rateLimit', ['requests', 'windowSeconds']);
@@ -291,6 +308,17 @@ function projectFolder(check: Checker, value: unknown, key: string): string {
   const text = check.string(value, key);
   if (/^([/\\~]|[A-Za-z]:)/.test(text) || text.split(/[/\\]/).includes('..')) check.fail(key, 'must be a folder relative to the project, inside it');
   return text;
+}
+
+function parseA2A(check: Checker, value: unknown): A2ASettings {
+  const o = check.object(value, 'server.a2a', ['enabled', 'space', 'url', 'maxMessageBytes', 'maxTasksPerPrincipal']);
+  if (typeof o.enabled !== 'boolean') check.fail('server.a2a.enabled', 'must be a boolean');
+  const a2a: A2ASettings = { enabled: o.enabled };
+  if (o.space !== undefined) a2a.space = check.string(o.space, 'server.a2a.space');
+  if (o.url !== undefined) a2a.url = engineUrl(check, o.url, 'server.a2a.url', ['http:', 'https:']);
+  if (o.maxMessageBytes !== undefined) a2a.maxMessageBytes = check.integer(o.maxMessageBytes, 'server.a2a.maxMessageBytes', 1024, 4 * 1024 * 1024);
+  if (o.maxTasksPerPrincipal !== undefined) a2a.maxTasksPerPrincipal = check.integer(o.maxTasksPerPrincipal, 'server.a2a.maxTasksPerPrincipal', 1, 1000);
+  return a2a;
 }
 
 const CLAIM_NAME = /^[A-Za-z0-9_.:/-]{1,128}$/;

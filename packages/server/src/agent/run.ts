@@ -1,5 +1,5 @@
 import { AgentSpacesError, type WireError } from '@agent-spaces/capabilities';
-import { agentLoop, toolFailure, type AgentMessage, type AgentModel, type AgentTool, type RunOptions } from '@agent-spaces/sdk';
+import { agentLoop, toolFailure, type AgentLoopOptions, type AgentMessage, type AgentModel, type AgentTool, type RunOptions } from '@agent-spaces/sdk';
 import type { Catalog } from '../catalog.js';
 import type { SpaceDefinition } from '../config.js';
 import type { ClientSpace } from '../connection.js';
@@ -18,17 +18,30 @@ interface CodeRunEvent {
   capability_calls: CallSummary[];
 }
 
+/** Seed 004's event kinds: a tool the model called, its answer, and the model's text (the final answer last). */
+type SeedEvent =
+  | { type: 'tool_call'; tool: string; args: unknown }
+  | { type: 'tool_response'; tool: string; result: string; isError: boolean }
+  | { type: 'agent_message'; content: string };
+
+/** One event of an agent run, in order: seed 004's kinds, and each code run with its capability calls. */
+type AgentRunEvent = CodeRunEvent | SeedEvent;
+
 /** Figures of an agent run (seed 004's metadata). */
 interface AgentRunMetadata {
   duration_ms: number;
   turns: number;
+  /** Tools the model called (`execute`, `search_capabilities`, `describe_capabilities`). */
+  tool_calls: number;
   code_runs: number;
   capability_calls: number;
+  /** As the model reported them; when it reported none (MCP sampling), counted with a tokenizer and `tokens_estimated`. */
   tokens_used: number;
+  tokens_estimated?: true;
 }
 
 /** How an agent run ended: the answer, or the error (`MAX_TURNS`, `MODEL_ERROR`, `ABORTED`), with what happened so far. */
-export type AgentRunReport = { events: CodeRunEvent[]; metadata: AgentRunMetadata; messages: AgentMessage[] } & (
+export type AgentRunReport = { events: AgentRunEvent[]; metadata: AgentRunMetadata; messages: AgentMessage[] } & (
   | { ok: true; response: string }
   | { ok: false; error: WireError }
 );
@@ -45,6 +58,8 @@ export interface AgentRunOptions {
   maxTurns: number;
   /** Options of each code run (signal, events, how approvals are answered). */
   runOptions: RunOptions;
+  /** Hears each assistant message as it arrives. */
+  onMessage?: AgentLoopOptions['onMessage'];
 }
 
 /**
@@ -55,31 +70,69 @@ export interface AgentRunOptions {
 export async function runAgent(options: AgentRunOptions): Promise<AgentRunReport> {
   const started = performance.now();
   const { definition, space, catalog, model, maxTurns, runOptions } = options;
-  const log: CodeRunLog = { events: [], capabilityCalls: 0 };
-  const tools = [executeTool(space, runOptions, log), searchTool(catalog), describeTool(catalog)];
+  const log: CodeRunLog = { events: [], capabilityCalls: 0, toolCalls: 0 };
+  const tools = [executeTool(space, runOptions, log), searchTool(catalog), describeTool(catalog)].map((tool) => logged(tool, log));
+  const system = compiledPrompt(definition, catalog);
   const loop = await agentLoop({
-    system: compiledPrompt(definition, catalog),
+    system,
     messages: options.messages,
     model,
     tools,
     maxTurns,
     ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+    ...(options.onMessage ? { onMessage: options.onMessage } : {}),
   });
+  if (loop.ok) log.events.push({ type: 'agent_message', content: loop.text });
+  const tokens = loop.tokens > 0 || loop.turns === 0 ? { tokens_used: loop.tokens } : { tokens_used: await estimateTokens(system, loop.messages, options.messages.length), tokens_estimated: true as const };
   const metadata: AgentRunMetadata = {
     duration_ms: Math.round((performance.now() - started) * 10) / 10,
     turns: loop.turns,
-    code_runs: log.events.length,
+    tool_calls: log.toolCalls,
+    code_runs: log.events.filter((e) => e.type === 'code_run').length,
     capability_calls: log.capabilityCalls,
-    tokens_used: loop.tokens,
+    ...tokens,
   };
   const common = { events: log.events, metadata, messages: loop.messages };
   return loop.ok ? { ok: true, response: loop.text, ...common } : { ok: false, error: loop.error, ...common };
 }
 
-/** The code runs of one agent run, as its `execute` tool records them. */
+/** The events of one agent run, as its tools record them. */
 interface CodeRunLog {
-  events: CodeRunEvent[];
+  events: AgentRunEvent[];
   capabilityCalls: number;
+  toolCalls: number;
+}
+
+/** `tool`, recording each call as seed 004's `tool_call` and `tool_response` events around what the tool records. */
+function logged(tool: AgentTool, log: CodeRunLog): AgentTool {
+  return {
+    ...tool,
+    async call(input) {
+      log.toolCalls++;
+      log.events.push({ type: 'tool_call', tool: tool.name, args: input });
+      const answer = await tool.call(input);
+      log.events.push({ type: 'tool_response', tool: tool.name, result: answer.output, isError: answer.isError });
+      return answer;
+    },
+  };
+}
+
+/**
+ * The tokens of the model turns of a run whose model reported none, counted with a GPT tokenizer (`o200k_base`): each
+ * turn's input (the system prompt and the conversation before it) and its output. The conversation's first `earlier`
+ * messages came before this run.
+ */
+async function estimateTokens(system: string, messages: readonly AgentMessage[], earlier: number): Promise<number> {
+  const { countTokens } = await import('gpt-tokenizer');
+  let context = countTokens(system);
+  let total = 0;
+  messages.forEach((message, i) => {
+    const text = message.role === 'tool' ? message.results.map((r) => r.output).join('\n') : `${message.text}${message.role === 'assistant' ? JSON.stringify(message.toolCalls) : ''}`;
+    const size = countTokens(text);
+    if (message.role === 'assistant' && i >= earlier) total += context + size;
+    context += size;
+  });
+  return total;
 }
 
 /** `execute`: runs the model's code in `space`, recording each run in `log`. */

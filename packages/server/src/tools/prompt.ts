@@ -41,7 +41,7 @@ export async function runHeadless(
   context: ToolContext,
   session?: Pick<ClientSpace, 'run'>,
 ): Promise<AgentRunReport> {
-  const { connection, runOptions, requestId } = context;
+  const { connection, runOptions, requestId, onAgentMessage } = context;
   const model = chooseModel(connection, space, requestId);
   const { variant, onApproval } = headlessRun(space.toolPermission);
   const [runner, catalog] = await Promise.all([session ?? connection.space(space, variant), connection.catalog(space, variant)]);
@@ -54,6 +54,7 @@ export async function runHeadless(
     messages,
     maxTurns,
     runOptions: { ...(signal ? { signal } : {}), ...(onEvent ? { onEvent } : {}), onApproval },
+    ...(onAgentMessage ? { onMessage: onAgentMessage } : {}),
   });
 }
 

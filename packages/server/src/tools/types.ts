@@ -1,5 +1,5 @@
 import type { JsonSchema, ObjectSchema } from '@agent-spaces/capabilities';
-import type { RunOptions } from '@agent-spaces/sdk';
+import type { AgentMessage, RunOptions } from '@agent-spaces/sdk';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Connection } from '../connection.js';
 
@@ -14,6 +14,8 @@ export interface ToolContext {
   runOptions: RunOptions;
   /** The JSON-RPC id of the `tools/call` request, so requests made for it (sampling) travel on its stream. */
   requestId?: RequestId;
+  /** Hears each assistant message of the agent runs the tool starts, as it arrives (the chat endpoint streams them). */
+  onAgentMessage?: (message: Extract<AgentMessage, { role: 'assistant' }>) => void;
 }
 
 /** One MCP tool of the server: what `tools/list` shows and the handler `tools/call` runs after validating arguments. */
