@@ -9,6 +9,9 @@ import type { SharedCounters } from '@agent-spaces/bridge/shared';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
 import { CONSOLE_PATH, serveConsole } from './approvals/console.js';
 import { isApprovalsPath, sendError, serveApprovals } from './approvals/http.js';
+import { isAssignmentPath, serveAssignments } from './assignments/http.js';
+import type { ActionServerAssignments } from './assignments/service.js';
+import type { AgentModesEndpoint } from './modes/http.js';
 import type { AuthSettings, RateLimitSettings } from './config.js';
 import { RequestGuard, credentials, requestHeader as header, type Refusal } from './auth/guard.js';
 import { ResourceServer } from './auth/resource.js';
@@ -79,6 +82,13 @@ export interface HttpServerOptions {
    * `/approvals` API and the `/console` page (docs/mcp-server.md, "Approvals from anywhere"); without it, both are 404.
    */
   approvals?: ApprovalService;
+  /**
+   * Seed 003's agent configs: with it, the server also serves `GET /action-servers/available`,
+   * `POST /agents/assign-action-server` and `POST /agents/remove-action-server` (the checks of `/approvals`).
+   */
+  assignments?: ActionServerAssignments;
+  /** Seed 000's other agent modes (`/chat`, and `/a2a` with its agent card; docs/agents.md), behind the checks of `/approvals`. */
+  agentModes?: AgentModesEndpoint;
   /** Where the rate limit counts, when the server counts in Redis (one budget across replicas); default: in memory. */
   counters?: SharedCounters;
   /**
@@ -124,7 +134,7 @@ const PARSE_ERROR = -32700;
  * served at `/.well-known/oauth-protected-resource` (also suffixed with the endpoint path; Host checked, no token). `initialize` is never
  * refused for its address: clients that never use their session are freed instead ({@link HttpClients}), so one local
  * process cannot lock out the others. `GET /health` skips these checks and answers counts only. With `approvals`,
- * `/approvals` (the same checks) and `/console` (no token) are served too.
+ * `/approvals` (the same checks) and `/console` (no token) are served too; with `assignments`, seed 003's assignment routes (the same checks).
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
   const bindHost = options.host ?? '127.0.0.1';
@@ -161,6 +171,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     if (resource?.metadataPaths.has(pathname) && pathname !== path) return serveMetadata(resource, guard!, req, res);
     if (pathname !== path && options.approvals && (pathname === CONSOLE_PATH || isApprovalsPath(pathname))) {
       return serveApprovalDesk({ service: options.approvals, guard: guard!, limiter }, req, res, pathname);
+    }
+    if (pathname !== path && options.assignments && isAssignmentPath(pathname)) {
+      const desk = { guard: guard!, limiter };
+      if (await deskRefused(desk, req, res, 'assignments')) return;
+      return serveAssignments(options.assignments, req, res, pathname);
+    }
+    if (pathname !== path && options.agentModes?.handles(pathname)) {
+      if (await deskRefused({ guard: guard!, limiter }, req, res, 'agents')) return;
+      return options.agentModes.serve(req, res, pathname, credentials(req));
     }
     if (pathname !== path) return reject(res, 404, `Not found: the MCP endpoint is ${path}`);
     const refusal = await guard!.check(req);
@@ -304,20 +323,37 @@ async function serveApprovalDesk(
   res: ServerResponse,
   pathname: string,
 ): Promise<void> {
-  const page = pathname === CONSOLE_PATH;
-  const refusal = await desk.guard.check(req, !page);
-  if (refusal) {
-    refusals.set(res, refusal.message);
-    if (refusal.challenge) res.setHeader('WWW-Authenticate', refusal.challenge);
-    return sendError(res, refusal.status, { code: refusal.code, message: refusal.message, data: { status: refusal.status } });
+  if (pathname === CONSOLE_PATH) {
+    const refusal = await desk.guard.check(req, false);
+    return refusal ? deskRefusal(res, refusal) : serveConsole(req, res);
   }
-  if (page) return serveConsole(req, res);
-  const wait = await desk.limiter?.take(budgetKey(req, `approvals:${req.socket.remoteAddress ?? 'unknown'}`));
-  if (wait !== undefined) {
-    res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
-    return sendError(res, 429, { code: 'RATE_LIMITED', message: 'Too many requests: rate limit reached', data: { retryAfterMs: wait } });
-  }
+  if (await deskRefused(desk, req, res, 'approvals')) return;
   return serveApprovals(desk.service, req, res, pathname);
+}
+
+/**
+ * The door of a JSON API beside the MCP endpoint (`/approvals`, the assignment routes): Host, Origin and token checked
+ * as for the MCP endpoint, then the rate limit of the request's user (with `auth`) or of `<api>:<address>`. Answers the
+ * refusal as the APIs' JSON error and returns true when the request may not proceed.
+ */
+async function deskRefused(desk: { guard: RequestGuard; limiter: RequestLimiter | undefined }, req: IncomingMessage, res: ServerResponse, api: string): Promise<boolean> {
+  const refusal = await desk.guard.check(req);
+  if (refusal) {
+    deskRefusal(res, refusal);
+    return true;
+  }
+  const wait = await desk.limiter?.take(budgetKey(req, `${api}:${req.socket.remoteAddress ?? 'unknown'}`));
+  if (wait === undefined) return false;
+  res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
+  sendError(res, 429, { code: 'RATE_LIMITED', message: 'Too many requests: rate limit reached', data: { retryAfterMs: wait } });
+  return true;
+}
+
+/** Answers a refusal of the {@link RequestGuard} as the JSON APIs' error, with its challenge. */
+function deskRefusal(res: ServerResponse, refusal: Refusal): void {
+  refusals.set(res, refusal.message);
+  if (refusal.challenge) res.setHeader('WWW-Authenticate', refusal.challenge);
+  sendError(res, refusal.status, { code: refusal.code, message: refusal.message, data: { status: refusal.status } });
 }
 
 /**

@@ -35,6 +35,9 @@ import type { ToolSpec } from './tools/types.js';
 import { agentTools } from './tools/agents.js';
 import { promptToolSpec } from './tools/prompt.js';
 import { userToolSpec } from './tools/user.js';
+import { agentSurface, type AgentSurface } from './modes/surface.js';
+import type { ActionServerAssignments } from './assignments/service.js';
+import { assignmentTools } from './assignments/tools.js';
 
 /** Version reported in `serverInfo` when the space has none. */
 export const SERVER_VERSION = '0.1.0';
@@ -77,6 +80,8 @@ export interface CodeModeServerOptions {
    * and tasks are kept there (replicas share them); with Redis, the rate limits are counted there. Default: embedded.
    */
   engines?: SharedEngines;
+  /** Seed 003's agent configs: with it, the server lists the assignment tools (`get_action_servers`, …; docs/openapi.md). */
+  assignments?: ActionServerAssignments;
 }
 
 /** Counts of what a code-mode server holds open; the body of the HTTP `/health` endpoint besides `status`. */
@@ -117,6 +122,8 @@ export interface CodeModeHost {
   peerHolding(sessionId: string): Promise<{ id: string; url: string } | undefined>;
   /** The approval requests of its spaces, kept under `<outDir>/state/approvals/`: listed, shown and answered from anywhere. */
   readonly approvals: ApprovalService;
+  /** What the chat endpoint, `agent-spaces chat` and the A2A server use of it (docs/agents.md, "Agent modes"). */
+  readonly agents: AgentSurface;
   /**
    * Serves new space definitions and/or space options (a changed config file); a new build is noticed by itself. New
    * runs, searches and sessions use them; running sessions keep their space. Clients hear
@@ -142,7 +149,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
   const { log } = state;
   const spaceOptions = options.space ?? {};
   const calls: CallSettings = { log, progressIntervalMs: progressIntervalMs(options.progressIntervalSeconds, where) };
-  let specs = toolSpecs(spaces, state.baseDir);
+  let specs = toolSpecs(spaces, state.baseDir, options.assignments);
   const info = options.serverInfo ?? serverInfo(spaces);
   const instructions = serverInstructions(spaces, spaceOptions);
   /** Each client connection (protocol 2025-11-25) with its MCP server, to tell its client of changed lists and to close it. */
@@ -167,6 +174,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       return createModernServer(surface, authInfo);
     },
     approvals: state.durable.approvals,
+    agents: agentSurface(state, () => specs, calls),
     async peerHolding(sessionId) {
       const replica = await state.sessions.heldElsewhere(sessionId);
       return replica === undefined ? undefined : options.engines?.replicas?.peer(replica);
@@ -181,7 +189,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       const nextConfig = next.spaces ? checkSpaces(next.spaces, 'reloaded spaces') : configSpaces;
       const nextSpaces = serveAgentFiles(state, nextConfig);
       configSpaces = nextConfig;
-      const nextSpecs = toolSpecs(nextSpaces, state.baseDir);
+      const nextSpecs = toolSpecs(nextSpaces, state.baseDir, options.assignments);
       const toolsChanged = JSON.stringify(nextSpecs.map(toolListing)) !== JSON.stringify(specs.map(toolListing));
       const promptsChanged = JSON.stringify(listPrompts(nextSpaces)) !== JSON.stringify(listPrompts(state.spaces));
       state.spaces = nextSpaces;
@@ -367,8 +375,8 @@ function checkSpaces(spaces: readonly SpaceDefinition[], where: string): SpaceDe
   return parsed;
 }
 
-/** The server's tools: the code-mode tools, then every space's user-defined tools. */
-function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string): ToolSpec[] {
+/** The server's tools: the code-mode tools (with the assignment tools when given), then every space's user-defined tools. */
+function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string, assignments?: ActionServerAssignments): ToolSpec[] {
   const ids = spaces.map((s) => s.id);
   return [
     ...codeTools(ids),
@@ -376,6 +384,7 @@ function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string): ToolSpe
     ...spaceTools(ids),
     ...agentTools(ids),
     ...skillTools(),
+    ...(assignments ? assignmentTools(assignments) : []),
     ...spaces.flatMap((space) => (space.tools ?? []).map((tool) => (isPromptTool(tool) ? promptToolSpec(space, tool) : userToolSpec(space, tool, baseDir)))),
   ];
 }
