@@ -188,7 +188,7 @@ describe('params', () => {
     });
   });
 
-  it('flattens an unambiguous object body (read-only fields optional) and keeps a `body` field otherwise', async () => {
+  it('flattens an unambiguous object body, required or not (read-only fields optional), and keeps a `body` field otherwise', async () => {
     const todo = { type: 'object', properties: { title: { type: 'string' }, done: { type: 'boolean' } }, required: ['title'] };
     const json = (schema: unknown, required = true) => ({ required, content: { 'application/json': { schema } } });
     const cap = await capability(
@@ -212,8 +212,9 @@ describe('params', () => {
     expect(fn(cap, 'clash').parameters.required).toEqual(['title', 'body']);
     expect(executor(cap).operations.clash!.body).toEqual({ mode: 'field', key: 'body', required: true });
     expect(fn(cap, 'array').parameters.properties!.body).toMatchObject({ type: 'array' });
-    expect(fn(cap, 'optional').parameters.required).toBeUndefined();
-    expect(executor(cap).operations.optional!.body).toEqual({ mode: 'field', key: 'body', required: false });
+    // An optional body with required fields is flattened too: its required fields are required of every call.
+    expect(fn(cap, 'optional').parameters).toEqual({ type: 'object', properties: todo.properties, required: ['title'] });
+    expect(executor(cap).operations.optional!.body).toEqual({ mode: 'flat', required: false });
     expect(fn(cap, 'mixed').parameters.properties!.body).toHaveProperty('oneOf');
   });
 

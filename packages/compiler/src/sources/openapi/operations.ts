@@ -124,7 +124,7 @@ function readOperation(
   let bodySpec: OpenApiOperationSpec['body'];
   if (body) {
     const target = resolveSchema(reader, body.schema, body.pointer);
-    const flat = isFlattenable(target, properties, body.required);
+    const flat = isFlattenable(target, properties);
     if (flat) {
       const converted = converter.convert(target, body.pointer, refs) as ObjectSchema;
       for (const [key, schema] of Object.entries(converted.properties ?? {})) {
@@ -133,7 +133,8 @@ function readOperation(
       }
       // The server sets read-only fields: a request never has to send them, even when the schema requires them.
       const readOnly = (key: string) => (converted.properties?.[key] as { readOnly?: unknown } | undefined)?.readOnly === true;
-      if (body.required) required.push(...(converted.required ?? []).filter((key) => !readOnly(key)));
+      // An optional body (OpenAPI's default, as in seed 003's spec) with required fields is sent whenever it is called.
+      required.push(...(converted.required ?? []).filter((key) => !readOnly(key)));
       bodySpec = { mode: 'flat', required: body.required };
     } else {
       const key = keys.allocate(properties.body === undefined ? 'body' : 'requestBody');
@@ -213,14 +214,17 @@ function mediaTypes(reader: Reader, operation: Record<string, unknown>, pointer:
   return isRecord(body) && isRecord(body.content) ? Object.keys(body.content) : [];
 }
 
-/** A body is flattened when it is a plain object whose fields clash with no parameter and need no `body` wrapper. */
-function isFlattenable(schema: unknown, params: Record<string, JsonSchema>, bodyRequired: boolean): boolean {
+/**
+ * The one flattening rule (docs/openapi.md "Operations → functions"): a JSON body is flattened into the params when it
+ * is a plain object schema with `properties` (`type: object` or no `type`; no `allOf`/`anyOf`/`oneOf`/`not`, no
+ * `patternProperties`, no schema-valued `additionalProperties`, not `nullable`) and none of its fields is named like a
+ * path, query, header or cookie parameter. Any other body is one `body` field.
+ */
+function isFlattenable(schema: unknown, params: Record<string, JsonSchema>): boolean {
   if (!isRecord(schema) || !isRecord(schema.properties)) return false;
   if (schema.type !== undefined && schema.type !== 'object') return false;
   if (['allOf', 'anyOf', 'oneOf', 'not', '$ref', 'patternProperties', 'nullable'].some((k) => schema[k] !== undefined)) return false;
   if (schema.additionalProperties !== undefined && typeof schema.additionalProperties !== 'boolean') return false;
-  // An optional body with required fields cannot be flattened: its fields would become mandatory.
-  if (!bodyRequired && Array.isArray(schema.required) && schema.required.length > 0) return false;
   return Object.keys(schema.properties).every((key) => !Object.hasOwn(params, key));
 }
 
