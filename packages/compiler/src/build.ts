@@ -90,6 +90,12 @@ export interface BuildProgress {
   /** Errors (status `failed`) and warnings. */
   diagnostics: Diagnostic[];
   durationMs: number;
+  /**
+   * An OpenAPI capability read in this build: where its spec came from, the discovery URL that answered
+   * (`http://localhost:8000/openapi.json`), the spec URL, or the spec file relative to `rootDir`. Absent for a source
+   * file skipped as unchanged (it was not read).
+   */
+  spec?: string;
 }
 
 /** The outcome of a build. */
@@ -302,7 +308,7 @@ async function compileSources(run: BuildRun, plan: BuildPlan, previous: readonly
     const { file, result } = source;
     if (!plan.readOk.has(rel(file)) || result.capabilities.length === 0) {
       const ids = result.capabilities.length > 0 ? result.capabilities.map((c) => c.id) : [fallbackId(rel(file))];
-      for (const id of ids) report({ id, file: rel(file), status: 'failed', diagnostics: result.diagnostics, durationMs: source.durationMs });
+      for (const id of ids) report({ id, file: rel(file), status: 'failed', diagnostics: result.diagnostics, durationMs: source.durationMs, ...specOf(result, id) });
       return [];
     }
     return result.capabilities.map((capability) => ({ source, capability }));
@@ -310,20 +316,27 @@ async function compileSources(run: BuildRun, plan: BuildPlan, previous: readonly
   const previousById = new Map(previous.map((record) => [record.id, record]));
   for (const { source, capability } of jobs) {
     const jobStarted = performance.now();
+    const spec = specOf(source.result, capability.id);
     const collision = plan.collisions.get(capability);
     const diagnostics = [...source.result.diagnostics, ...checkCapabilityNames(capability), ...(collision ? [collision] : [])];
     const fingerprint = run.configSources.has(source.file) ? irFingerprint(capability, run.compiler) : undefined;
     const last = previousById.get(capability.id);
     if (fingerprint && !run.force && !hasErrors(diagnostics) && last?.file === capability.source.file && sameInputs(last.inputs, fingerprint)) {
       built.set(last.id, last);
-      report({ id: capability.id, file: capability.source.file, status: 'unchanged', diagnostics, durationMs: source.durationMs + performance.now() - jobStarted });
+      report({ id: capability.id, file: capability.source.file, status: 'unchanged', diagnostics, durationMs: source.durationMs + performance.now() - jobStarted, ...spec });
       continue;
     }
     const { record, ...entry } = compileCapability(capability, source, diagnostics, await compileContext(run, fingerprint));
     if (record) built.set(record.id, record);
-    report({ ...entry, durationMs: source.durationMs / source.result.capabilities.length + performance.now() - jobStarted });
+    report({ ...entry, durationMs: source.durationMs / source.result.capabilities.length + performance.now() - jobStarted, ...spec });
   }
   return built;
+}
+
+/** `{ spec }` of capability `id` read by `result` (see {@link BuildProgress.spec}), or nothing. */
+function specOf(result: SourceResult, id: string): Pick<BuildProgress, 'spec'> {
+  const spec = result.specs?.[id];
+  return spec === undefined ? {} : { spec };
 }
 
 /**

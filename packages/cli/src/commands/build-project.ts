@@ -30,7 +30,8 @@ export async function buildProject(project: Project, flags: BuildFlags, progress
       ? (entry) => {
           const mark = entry.status === 'built' ? '✓' : entry.status === 'unchanged' ? '·' : '✗';
           const print = entry.status === 'failed' ? progress.err : progress.info;
-          print(visibleText(`${mark} ${entry.id.padEnd(24)} ${entry.status.padEnd(9)} ${entry.file} (${entry.durationMs.toFixed(0)} ms)`));
+          const spec = entry.spec === undefined || entry.spec === entry.file ? '' : `, spec ${entry.spec}`;
+          print(visibleText(`${mark} ${entry.id.padEnd(24)} ${entry.status.padEnd(9)} ${entry.file} (${entry.durationMs.toFixed(0)} ms${spec})`));
           printDiagnostics(print, entry.diagnostics);
         }
       : undefined,

@@ -10,6 +10,11 @@ export interface SourceResult {
   inputs: string[];
   /** Source text of `host.mjs` by capability id, for capabilities whose handlers are bundled into the output. */
   hostModules: Record<string, string>;
+  /**
+   * Where each OpenAPI capability's spec was read, by capability id: the discovery URL that answered, the spec URL,
+   * or the spec file (relative to the config folder). Reported as the build report entry's `spec`.
+   */
+  specs?: Record<string, string>;
 }
 
 /** What a reader knows about the build it runs in. */

@@ -46,6 +46,7 @@ export async function readOpenApiSourceFile(file: string, context: SourceContext
     result.diagnostics.push(...read.diagnostics);
     result.inputs.push(...read.inputs);
     for (const capability of read.capabilities) result.capabilities.push({ ...capability, source: { kind: 'openapi', file: shown } });
+    if (read.specs) result.specs = { ...result.specs, ...read.specs };
   }
   return result;
 }

@@ -90,6 +90,7 @@ export async function readOpenApiSource(source: OpenApiSourceConfig, context: So
     executor,
   };
   result.capabilities.push(capability);
+  result.specs = { [capability.id]: file };
   return result;
 }
 
