@@ -11,6 +11,7 @@ import type { SharedSpaceOptions } from './shared-spaces.js';
 import { startTraceExport } from './tracing.js';
 import { SharedEngines } from './replicas/engines.js';
 import { replicaRouting } from './replicas/route.js';
+import { ActionServerAssignments } from './assignments/service.js';
 
 /** How often the config file is looked at for changes. */
 const CONFIG_POLL_MS = 500;
@@ -57,7 +58,8 @@ export async function serve(context: ServeContext): Promise<number> {
   const engines = await openEngines(flags, first.settings, say);
   if (engines === false) return 1;
   const codeHost = createCodeModeHost({ ...hostOptions(flags, first, log), ...(engines ? { engines } : {}) });
-  const serving: Serving = { codeHost, log, say, names: first.spaces.map((s) => s.id).join(', ') };
+  const serving: Serving = { codeHost, log, say, names: first.spaces.map((s) => s.id).join(', '), assignments: first.assignments };
+  first.assignmentProblems.forEach((problem) => say(`agent config not applied: ${problem}`));
   const unwatch = watchConfig(first.file, load, serving);
   const port = flags.port ?? (flags.stdio ? undefined : first.settings.port);
   let http: HttpServerHandle | undefined;
@@ -114,6 +116,10 @@ interface ServedConfig {
   spaces: SpaceDefinition[];
   space: SharedSpaceOptions;
   model: ServerConfig['model'];
+  /** Seed 003's agent configs of the project (the same object on every load), already applied to `spaces`. */
+  assignments: ActionServerAssignments;
+  /** Agent config files (or entries) not applied, and why. */
+  assignmentProblems: string[];
 }
 
 /** Loads the config `--config` names (or the one found from the working folder), served from `--out` when given. */
@@ -121,6 +127,7 @@ async function configLoader(values: ServeContext['values']): Promise<() => Promi
   const { loadConfig } = await import('@agent-spaces/compiler');
   const configFile = typeof values.config === 'string' ? values.config : undefined;
   const outDir = typeof values.out === 'string' ? resolve(values.out) : undefined;
+  let assignments: ActionServerAssignments | undefined;
   return async () => {
     const loaded = await loadConfig({ cwd: process.cwd(), ...(configFile ? { configFile } : {}) });
     const config: ServerConfig = parseServerConfig(loaded.raw, loaded.file);
@@ -131,7 +138,11 @@ async function configLoader(values: ServeContext['values']): Promise<() => Promi
       ...(outDir ? { outDir } : {}),
       ...(maxSessionProcesses !== undefined ? { processes: { maxSessionProcesses } } : {}),
     };
-    return { file: loaded.file, settings: config.server, spaces, space, model: config.model };
+    const settings = config.server.assignment;
+    assignments ??= new ActionServerAssignments({ rootDir: loaded.rootDir, ...(space.outDir ? { outDir: space.outDir } : {}), ...(settings ? { settings } : {}) });
+    const assigned = await assignments.apply(spaces);
+    const assignmentProblems = assigned.problems.map((problem) => problem.message);
+    return { file: loaded.file, settings: config.server, spaces: assigned.spaces, space, model: config.model, assignments, assignmentProblems };
   };
 }
 
@@ -145,6 +156,7 @@ function hostOptions(flags: Flags, config: ServedConfig, log: ServerLog): CodeMo
     log,
     space,
     configFile: file,
+    assignments: config.assignments,
     ...(model ? { model } : {}),
     ...(settings.agentsDir ? { agentsDir: settings.agentsDir } : {}),
   };
@@ -161,6 +173,7 @@ interface Serving {
   log: ServerLog;
   say: (text: string) => void;
   names: string;
+  assignments: ActionServerAssignments;
 }
 
 /**
@@ -169,12 +182,13 @@ interface Serving {
  * only. Returns the function that stops watching.
  */
 function watchConfig(file: string, load: () => Promise<ServedConfig>, serving: Serving): () => void {
-  const { codeHost, log, say } = serving;
-  const onConfigChange = () => {
+  const { codeHost, log, say, assignments } = serving;
+  const onConfigChange = () =>
     load().then(
       (next) => {
         codeHost.reload({ spaces: next.spaces, space: next.space });
         say(`reloaded ${next.file}`);
+        next.assignmentProblems.forEach((problem) => say(`agent config not applied: ${problem}`));
         log.event('server.reloaded', { file: next.file, spaces: next.spaces.map((s) => s.id).join(', ') });
       },
       (error: unknown) => {
@@ -183,9 +197,14 @@ function watchConfig(file: string, load: () => Promise<ServedConfig>, serving: S
         log.event('server.reloaded', { file, ok: false, code: (error as { code?: string }).code }, 'warn');
       },
     );
-  };
   watchFile(file, { interval: CONFIG_POLL_MS, persistent: false }, onConfigChange);
-  return () => unwatchFile(file, onConfigChange);
+  // Seed 003's agent configs: a change (a file edited, or written by the assignment API) is served the same way.
+  assignments.onChange(onConfigChange);
+  const unwatchAssignments = assignments.watch(() => void onConfigChange());
+  return () => {
+    unwatchFile(file, onConfigChange);
+    unwatchAssignments();
+  };
 }
 
 /** Serves one client over stdio until it closes, stdin ends or SIGINT/SIGTERM; resolves to why it stopped. */
@@ -221,7 +240,7 @@ async function serveStdio({ codeHost, log, say, names }: Serving): Promise<strin
  * shared token (`--auth-token` or `$AGENT_SPACES_MCP_TOKEN`), or an issuer whose metadata cannot be read.
  */
 async function serveHttp(
-  { codeHost, log, say, names }: Serving,
+  { codeHost, log, say, names, assignments }: Serving,
   flags: Flags,
   settings: ServerSettings,
   port: number,
@@ -244,6 +263,7 @@ async function serveHttp(
     lifecycle: lifecycleOf(settings),
     log,
     approvals: codeHost.approvals,
+    assignments,
     ...(engines?.counters ? { counters: engines.counters } : {}),
     ...(engines?.replicas ? { replicas: replicaRouting(engines.replicas, (id) => codeHost.peerHolding(id)) } : {}),
   });
