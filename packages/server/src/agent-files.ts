@@ -116,6 +116,7 @@ export function parseAgentDefinition(value: unknown, where: string, defaultId: s
 export function scanAgentFiles(projectDir: string, dir: string): AgentFileScan {
   const scan: AgentFileScan = { agents: [], problems: [] };
   const root = realOrSelf(projectDir);
+  const realDir = realOrSelf(dir);
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => EXTENSIONS.includes(extname(n).toLowerCase())).sort();
@@ -123,8 +124,8 @@ export function scanAgentFiles(projectDir: string, dir: string): AgentFileScan {
     return scan;
   }
   for (const [i, name] of names.entries()) {
-    const path = join(dir, name);
-    const file = relative(root, path).split(sep).join('/');
+    const path = join(realDir, name);
+    const file = projectRelative(projectDir, path);
     if (i >= MAX_AGENT_FILES) {
       scan.problems.push({ file, error: new AgentSpacesError('CONFIG_INVALID', `${file}: ignored, past ${MAX_AGENT_FILES} agent files in one folder`, { file, key: 'default' }) });
       continue;
@@ -204,6 +205,11 @@ function agentFilesSignature(dir: string): string {
   } catch {
     return '';
   }
+}
+
+/** `path` (absolute, symbolic links resolved) relative to the project, with `/`: how agent files are named. */
+export function projectRelative(projectDir: string, path: string): string {
+  return relative(realOrSelf(projectDir), path).split(sep).join('/');
 }
 
 function inside(root: string, path: string): boolean {

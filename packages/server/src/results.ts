@@ -10,10 +10,13 @@ export function toolResult(value: unknown): CallToolResult {
 /** The code of each error result made here, for the log (the result itself carries it only inside its JSON text). */
 const errorCodes = new WeakMap<CallToolResult, string>();
 
-/** A failed tool result: `isError: true` and the JSON `{ code, message, data? , ...extra }` — never a thrown error. */
+/**
+ * A failed tool result: `isError: true` and the JSON `{ error: true, code, message, data?, ...extra }` (seed 001's
+ * error shape, with ours) — never a thrown error.
+ */
 export function toolError(error: WireError, extra: Record<string, unknown> = {}): CallToolResult {
   const { code, message, data, capability, function: fn } = error;
-  const body = { code, message, ...(capability ? { capability } : {}), ...(fn ? { function: fn } : {}), ...(data ? { data } : {}), ...extra };
+  const body = { error: true, code, message, ...(capability ? { capability } : {}), ...(fn ? { function: fn } : {}), ...(data ? { data } : {}), ...extra };
   const result: CallToolResult = { isError: true, content: [{ type: 'text', text: encodeJson(body) }] };
   errorCodes.set(result, code);
   return result;

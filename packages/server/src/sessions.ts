@@ -1,5 +1,6 @@
 import { AgentSpacesError, payloadBytes } from '@agent-spaces/capabilities';
 import { MemorySessionStore, type AgentMessage, type RunOptions, type RunResult, type SessionStore } from '@agent-spaces/sdk';
+import type { SpaceDefinition } from './config.js';
 import { silentLog, type ServerLog } from './log.js';
 
 /** One finished run of a session, as `get_session_history` returns it. */
@@ -36,14 +37,23 @@ export interface SessionRecord {
   readonly id: string;
   /** The MCP connection that created it; no other connection can see it. */
   readonly owner: string;
-  readonly spaceId: string;
-  readonly session: StoredSession;
+  /** Its space; `transfer_session` changes it, and {@link session} with it. */
+  spaceId: string;
+  session: StoredSession;
   readonly createdAt: Date;
   lastUsedAt: Date;
   runs: number;
   readonly history: HistoryEntry[];
-  /** The conversation of a session `send_message` started (none for `create_session`'s). */
+  /** The conversation of a session `send_message` or `create_session` with `agent_file` started (none for a code session). */
   conversation?: AgentMessage[];
+  /** Messages of its conversation so far (user and assistant). */
+  messageCount?: number;
+  /** Seed 004's `session_name`, when `create_session` was given one. */
+  name?: string;
+  /** The agent file it was started with (relative to the project). */
+  agentFile?: string;
+  /** Its space's definition when that is not a served space (an agent file outside the agents folder). */
+  definition?: SpaceDefinition;
 }
 
 /** Why a session id no longer answers. */
@@ -258,9 +268,38 @@ export class ServerSessions {
 
   /** Appends a message of the session's agent conversation to its history, after the runs so far. */
   addMessage(record: SessionRecord, role: MessageEntry['role'], text: string): void {
+    record.messageCount = (record.messageCount ?? 0) + 1;
     record.history.push({ at: new Date().toISOString(), role, text: text.length > MAX_CODE_IN_HISTORY ? `${text.slice(0, MAX_CODE_IN_HISTORY)}…` : text });
     if (record.history.length > MAX_HISTORY) record.history.shift();
     void this.#save(record).catch(() => undefined);
+  }
+
+  /**
+   * Hands the session `id` of `owner` to space `spaceId` (`transfer_session`): once its queued runs are done, its
+   * sandbox session is replaced by `create()`'s (the old one is closed: its top-level declarations do not carry over);
+   * its id, history and conversation stay. `definition` is the space's when it is not a served one.
+   */
+  async transfer(owner: string, id: string, spaceId: string, create: () => Promise<StoredSession>, definition?: SpaceDefinition): Promise<SessionRecord> {
+    const slot = this.#slot(owner, id);
+    const session = await create();
+    slot.busy++;
+    try {
+      await slot.queue;
+      const { record } = slot;
+      const old = record.session;
+      const from = record.spaceId;
+      record.session = session;
+      record.spaceId = spaceId;
+      if (definition) record.definition = definition;
+      else delete record.definition;
+      await old.close().catch(() => undefined);
+      await this.#save(record);
+      this.#log.event('session.transferred', { session: id, client: owner, from, space: spaceId });
+      return record;
+    } finally {
+      slot.busy--;
+      this.#touch(slot);
+    }
   }
 
   /** Closes the session `id` of `owner`. */

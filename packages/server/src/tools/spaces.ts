@@ -1,4 +1,9 @@
+import { statSync } from 'node:fs';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
+import { confinedPath, scanAgentFiles, type AgentFileProblem } from '../agent-files.js';
+import type { SpaceDefinition } from '../config.js';
+import type { Connection } from '../connection.js';
+import { AGENT_ID, namedAgent, seedArgument } from './seed.js';
 import { compiledPrompt, structuredPrompt } from '../inject.js';
 import { toolResult } from '../results.js';
 import type { ToolSpec } from './types.js';
@@ -16,13 +21,12 @@ export function spaceTools(spaceIds: readonly string[]): ToolSpec[] {
         'enabled skills, how to write code for the space and its capability signatures; "structured" returns those parts separately.',
       inputSchema: {
         type: 'object',
-        properties: { spaceId, format: { type: 'string', description: '"compiled" (default) or "structured"' } },
-        required: ['spaceId'],
+        properties: { spaceId, ...AGENT_ID, format: { type: 'string', description: '"compiled" (default) or "structured"' } },
         additionalProperties: false,
       },
       async handler(args, { connection }) {
-        const { spaceId: id, format = 'compiled' } = args as { spaceId: string; format?: string };
-        const definition = connection.definition(id);
+        const { format = 'compiled' } = args as { format?: string };
+        const definition = requiredAgent(connection, args, 'inject');
         if (!FORMATS.includes(format as (typeof FORMATS)[number])) {
           throw new AgentSpacesError('INVALID_FORMAT', `Unknown format "${format}" (use ${FORMATS.map((f) => `"${f}"`).join(' or ')})`, {
             format,
@@ -30,8 +34,9 @@ export function spaceTools(spaceIds: readonly string[]): ToolSpec[] {
           });
         }
         const catalog = await connection.catalog(definition);
-        if (format === 'structured') return toolResult(structuredPrompt(definition, catalog));
-        return toolResult({ spaceId: definition.id, spaceName: definition.name, prompt: compiledPrompt(definition, catalog) });
+        const seed = { agentId: definition.id, agentName: definition.name };
+        if (format === 'structured') return toolResult({ ...structuredPrompt(definition, catalog), ...seed });
+        return toolResult({ spaceId: definition.id, spaceName: definition.name, ...seed, prompt: compiledPrompt(definition, catalog) });
       },
     },
     {
@@ -55,18 +60,85 @@ export function spaceTools(spaceIds: readonly string[]): ToolSpec[] {
     {
       name: 'get_space',
       description: 'A space\'s full definition (not compiled): system prompt, every skill with its enabled flag, capabilities, tools and prompts.',
-      inputSchema: { type: 'object', properties: { spaceId }, required: ['spaceId'], additionalProperties: false },
+      inputSchema: { type: 'object', properties: { spaceId, ...AGENT_ID }, additionalProperties: false },
       async handler(args, { connection }) {
-        const definition = connection.definition((args as { spaceId: string }).spaceId);
+        const definition = requiredAgent(connection, args, 'get_space');
         const space = await connection.space(definition);
         const { tools, prompts, ...rest } = definition;
         return toolResult({
           ...rest,
+          agentId: definition.id,
+          agentName: definition.name,
           capabilities: [...space.capabilities],
           tools: (tools ?? []).map(({ name, description, parameters }) => ({ name, description, parameters })),
           prompts: prompts ?? [],
         });
       },
     },
+    listAgents(),
   ];
+}
+
+/** The space `spaceId` or seed 001's `agentId` names (one is required); an unknown `agentId` is `AGENT_NOT_FOUND`. */
+function requiredAgent(connection: Connection, args: Record<string, unknown>, tool: string): SpaceDefinition {
+  const id = seedArgument(args, tool, 'spaceId', 'agentId', true)!;
+  return args.agentId !== undefined ? namedAgent(connection, id) : connection.definition(id);
+}
+
+/** One entry of `list_agents`: seed 004's AgentInfo and seed 001's `{ id, name }`. */
+function agentInfo(definition: SpaceDefinition, source: 'config' | 'agent_file', file?: string, served = true) {
+  return {
+    id: definition.id,
+    name: definition.name,
+    ...(definition.description ? { description: definition.description } : {}),
+    source,
+    ...(file !== undefined ? { file } : {}),
+    served,
+    ...(definition.capabilities ? { capabilities: definition.capabilities } : {}),
+    tools: (definition.tools ?? []).map((t) => t.name),
+  };
+}
+
+function listAgents(): ToolSpec {
+  return {
+    name: 'list_agents',
+    description:
+      'The agents (spaces) this server offers: those of the config and the agent files of its agents folder, as ' +
+      '{ agents: [{ id, name, description, source, file, served, capabilities, tools }], problems: [{ file, code, message }] }. ' +
+      'With directory (relative to the project), the agent files of that folder instead (use one with agent_file).',
+    inputSchema: {
+      type: 'object',
+      properties: { directory: { type: 'string', minLength: 1, maxLength: 1024, description: 'A folder of agent files, relative to the project' } },
+      additionalProperties: false,
+    },
+    async handler(args, { connection }) {
+      const { baseDir, agentFiles, spaces } = connection.state;
+      const served = agentFiles?.served ?? [];
+      const problems = (list: readonly AgentFileProblem[]) => list.map(({ file, error }) => ({ file, code: error.code, message: error.message }));
+      if (args.directory === undefined) {
+        const fromFiles = new Set(served.map((a) => a.definition));
+        return toolResult({
+          agents: [...spaces.filter((s) => !fromFiles.has(s)).map((s) => agentInfo(s, 'config')), ...served.map((a) => agentInfo(a.definition, 'agent_file', a.file))],
+          problems: problems(agentFiles?.problems ?? []),
+        });
+      }
+      const dir = confinedPath(baseDir, args.directory, 'directory');
+      if (!isFolder(dir)) {
+        throw new AgentSpacesError('INVALID_ARGUMENTS', `directory: ${String(args.directory)} is not a folder of the project`, {
+          errors: [{ field: 'directory', problem: 'is not a folder of the project' }],
+        });
+      }
+      const scan = scanAgentFiles(baseDir, dir);
+      const servedPaths = new Set(served.map((a) => a.path));
+      return toolResult({ agents: scan.agents.map((a) => agentInfo(a.definition, 'agent_file', a.file, servedPaths.has(a.path))), problems: problems(scan.problems) });
+    },
+  };
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
