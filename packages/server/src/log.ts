@@ -31,6 +31,7 @@ export type LogEvent =
   | 'session.created'
   | 'session.ended'
   | 'session.restored'
+  | 'session.transferred'
   | 'run.resumed'
   | 'skills.mirrored';
 
