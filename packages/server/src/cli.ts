@@ -12,6 +12,7 @@ import { startTraceExport } from './tracing.js';
 import { SharedEngines } from './replicas/engines.js';
 import { replicaRouting } from './replicas/route.js';
 import { ActionServerAssignments } from './assignments/service.js';
+import { agentModesEndpoint } from './modes/http.js';
 
 /** How often the config file is looked at for changes. */
 const CONFIG_POLL_MS = 500;
@@ -110,7 +111,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 /** What the config gives `serve`: its file, the server settings, the spaces and their options, the agent model. */
-interface ServedConfig {
+export interface ServedConfig {
   file: string;
   settings: ServerSettings;
   spaces: SpaceDefinition[];
@@ -123,7 +124,7 @@ interface ServedConfig {
 }
 
 /** Loads the config `--config` names (or the one found from the working folder), served from `--out` when given. */
-async function configLoader(values: ServeContext['values']): Promise<() => Promise<ServedConfig>> {
+export async function configLoader(values: ServeContext['values']): Promise<() => Promise<ServedConfig>> {
   const { loadConfig } = await import('@agent-spaces/compiler');
   const configFile = typeof values.config === 'string' ? values.config : undefined;
   const outDir = typeof values.out === 'string' ? resolve(values.out) : undefined;
@@ -264,6 +265,7 @@ async function serveHttp(
     log,
     approvals: codeHost.approvals,
     assignments,
+    agentModes: agentModesEndpoint(codeHost.agents, settings.a2a),
     ...(engines?.counters ? { counters: engines.counters } : {}),
     ...(engines?.replicas ? { replicas: replicaRouting(engines.replicas, (id) => codeHost.peerHolding(id)) } : {}),
   });

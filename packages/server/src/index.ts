@@ -18,5 +18,6 @@ export type { SharedSpaceOptions } from './shared-spaces.js';
 export { startHttpServer, type HttpServerHandle, type HttpServerOptions } from './http.js';
 export { createServerLog, type LogEvent, type LogFields, type LogFormat, type LogLevel, type ServerLog, type ServerLogOptions } from './log.js';
 export { AUTH_TOKEN_ENV, serve, type ServeContext } from './cli.js';
+export { chat } from './modes/repl.js';
 export { projectState, type ProjectState } from './approvals/project.js';
 export type { ApprovalView, ServiceAnswer } from '@agent-spaces/bridge';
