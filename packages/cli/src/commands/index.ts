@@ -112,6 +112,17 @@ export const commands: Command[] = [
     load: async () => (await import('./ask.js')).ask,
   },
   {
+    path: ['chat'],
+    positionals: [],
+    description: "Chat with a space's headless agent on stdin/stdout (its model, else the config's); /exit ends it",
+    options: {
+      config,
+      out: { type: 'string', description: 'Build output folder (default: .agent-spaces)', valueName: 'dir' },
+      space: { type: 'string', description: 'The space to chat with (default: the first)', valueName: 'id' },
+    },
+    load: async () => (await import('@agent-spaces/server')).chat,
+  },
+  {
     path: ['mcp', 'serve'],
     positionals: [],
     description: 'Serve the spaces as a code-mode MCP server (execute, search, sessions, injection) over stdio or HTTP',
