@@ -67,7 +67,7 @@ describe('agent-spaces chat', () => {
     expect(stderr).toContain('▸ execute\nexport default 6 * 7;');
     expect(model.requests).toHaveLength(3);
     expect(model.requests[0]!.body.messages[0].content).toContain('You book travel.');
-    const seen = model.requests[2]!.body.messages.filter((m: { role: string }) => m.role === 'user' || (m.role === 'assistant' && m.content));
+    const seen = model.requests[2]!.body.messages.filter((m: { role: string; content?: string }) => m.role === 'user' || (m.role === 'assistant' && m.content));
     expect(seen.map((m: { role: string; content: string }) => m.content)).toEqual([
       'Book me a flight to Paris on 2026-12-01',
       'Booked a flight to Paris for 2026-12-01.',
