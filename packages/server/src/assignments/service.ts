@@ -67,6 +67,8 @@ export class ActionServerAssignments {
   #reload: (() => Promise<void>) | undefined;
   /** Writes one at a time, so that two assignments to one agent both stay. */
   #writes: Promise<unknown> = Promise.resolve();
+  /** What {@link watch} saw last (or a write made), so that a change served at once is not served again by the poll. */
+  #seen: string | undefined;
 
   constructor(options: AssignmentOptions) {
     this.#rootDir = options.rootDir;
@@ -158,15 +160,14 @@ export class ActionServerAssignments {
    * 500 ms); returns what stops watching.
    */
   watch(changed: () => void): () => void {
-    let last: string | undefined;
     let busy = false;
     const timer = setInterval(() => {
       if (busy) return;
       busy = true;
       void this.#signature()
         .then((now) => {
-          if (last !== undefined && now !== last) changed();
-          last = now;
+          if (this.#seen !== undefined && now !== this.#seen) changed();
+          this.#seen = now;
         })
         .finally(() => (busy = false));
     }, POLL_MS).unref();
@@ -184,7 +185,10 @@ export class ActionServerAssignments {
       // The agent's own file holds them all; other files naming it (by its name) are folded into it.
       for (const config of files) if (config.agentName !== agent.id) await writeAgentConfig(this.#rootDir, config.agentName, []);
       await writeAgentConfig(this.#rootDir, agent.id, servers);
-      await this.#reload?.();
+      if (this.#reload) {
+        this.#seen = await this.#signature();
+        await this.#reload();
+      }
       return { agent_name: agent.id, action_servers: servers };
     });
     this.#writes = run.catch(() => undefined);
