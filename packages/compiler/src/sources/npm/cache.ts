@@ -12,9 +12,12 @@ import type { SourceResult } from '../types.js';
 import type { NpmSource } from './config.js';
 import type { InstalledPackage } from './package.js';
 
+/** What an npm package is built into, in the key too: 2 since a CommonJS package's sandbox module names its exports. */
+const NPM_OUTPUT_VERSION = 2;
+
 /** The cache key of reading `source` from `installed` with compiler `compiler`. */
 export async function npmCacheKey(source: NpmSource, installed: InstalledPackage, compiler: string): Promise<string> {
-  const hash = createHash('sha256').update(JSON.stringify([compiler, source, installed.dir]));
+  const hash = createHash('sha256').update(JSON.stringify([compiler, NPM_OUTPUT_VERSION, source, installed.dir]));
   for (const file of [installed.manifest, installed.types]) if (file) hash.update('\0').update(await readFile(file));
   return hash.digest('hex');
 }

@@ -53,3 +53,36 @@ export function packageExports(typescript: typeof ts, program: ts.Program, entry
   result.missing = (wanted ?? []).filter((name) => !found.has(name));
   return result;
 }
+
+/** The values a package's declarations entry exports, which its sandbox bundle names one by one. */
+export interface ValueExports {
+  /** Named value exports (functions, classes, constants, enums, namespaces with values), identifiers, no `default`. */
+  names: string[];
+  /** A default export: `export default`, or `export =` (the CommonJS `module.exports` itself, as `import x from` sees it). */
+  hasDefault: boolean;
+  /** The declarations say `export =`: a CommonJS `module.exports = …`. */
+  exportEquals: boolean;
+}
+
+/**
+ * The value exports of the module `entry` of `program` (see {@link ValueExports}); undefined when its declarations are
+ * not a module. Types, interfaces and `const enum`s (erased from JavaScript) are left out.
+ * @example
+ * valueExports(typescript, program, '/p/node_modules/path-to-regexp/dist/index.d.ts') // { names: ['PathError', 'TokenData', 'parse', 'compile', 'match', …], hasDefault: false, exportEquals: false }
+ */
+export function valueExports(typescript: typeof ts, program: ts.Program, entry: string): ValueExports | undefined {
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(entry);
+  const moduleSymbol = source && checker.getSymbolAtLocation(source);
+  if (!moduleSymbol) return undefined;
+  const exportEquals = moduleSymbol.exports?.has(typescript.InternalSymbolName.ExportEquals) === true;
+  const result: ValueExports = { names: [], hasDefault: exportEquals, exportEquals };
+  for (const exported of checker.getExportsOfModule(moduleSymbol)) {
+    const symbol = exported.flags & typescript.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+    const value = symbol.flags & typescript.SymbolFlags.Value & ~typescript.SymbolFlags.ConstEnum;
+    if (!value) continue;
+    if (exported.name === 'default') result.hasDefault = true;
+    else if (/^[A-Za-z_$][\w$]*$/.test(exported.name)) result.names.push(exported.name);
+  }
+  return result;
+}

@@ -10,21 +10,42 @@ import { toPosix } from '../../inputs.js';
 import { bundleText, entryPath, type Bundle } from './bundle-text.js';
 import { confineReads, packageRoots, type ReadScope } from './confine.js';
 import type { NpmSource } from './config.js';
+import type { ValueExports } from './exports.js';
 
 /**
  * Bundles the named exports of the package installed in `dir` (only `exports` when given), resolved from `rootDir`,
- * for the isolate. It may read only files of its own folder and of its declared dependencies' folders.
+ * for the isolate. It may read only files of its own folder and of its declared dependencies' folders. `values` (its
+ * declared value exports) are named one by one, and the default export given, so a CommonJS package exports them
+ * too (see {@link sandboxEntry}).
  */
-export async function bundleForSandbox(source: NpmSource, dir: string, rootDir: string, label: string): Promise<Bundle> {
-  const { package: pkg, exports } = source;
-  const specifier = JSON.stringify(source.dir ?? pkg);
-  const contents = exports ? `export { ${exports.join(', ')} } from ${specifier};\n` : `export * from ${specifier};\n`;
+export async function bundleForSandbox(source: NpmSource, dir: string, rootDir: string, label: string, values?: ValueExports): Promise<Bundle> {
+  const { package: pkg } = source;
+  const contents = sandboxEntry(source, values);
   const scope: ReadScope = {
     roots: await packageRoots(dir),
     packages: true,
     rule: `a sandbox package reads only the files of its own folder and of the packages it declares as dependencies`,
   };
   return bundleForIsolate({ contents, rootDir, label, owner: pkg, scope });
+}
+
+/**
+ * The entry module of a sandbox-mode package. `export * from` alone exports nothing of a CommonJS package (its names
+ * are only known when it runs), so every value its declarations export is also named from the module's namespace,
+ * and `default` is its default (esbuild's interop: `module.exports.default` when the module sets `__esModule`, else
+ * `module.exports` itself), as TypeScript types `import x from`. For an ES module that changes nothing. With
+ * `exports`, only those names: a named re-export works for both kinds.
+ * @example
+ * sandboxEntry({ package: 'ms', id: 'ms', mode: 'sandbox' }, { names: [], hasDefault: true, exportEquals: true })
+ * // 'import * as pkg from "ms";\nexport * from "ms";\nexport default pkg.default;\n'
+ */
+export function sandboxEntry(source: NpmSource, values: ValueExports | undefined): string {
+  const specifier = JSON.stringify(source.dir ?? source.package);
+  if (source.exports) return `export { ${source.exports.join(', ')} } from ${specifier};\n`;
+  const names = values?.names ?? [];
+  const named = names.map((name, i) => `const v${i} = pkg[${JSON.stringify(name)}];\n`).join('') + (names.length > 0 ? `export { ${names.map((name, i) => `v${i} as ${name}`).join(', ')} };\n` : '');
+  const fallback = values?.hasDefault ? 'export default pkg.default;\n' : '';
+  return `import * as pkg from ${specifier};\nexport * from ${specifier};\n${named}${fallback}`;
 }
 
 /** What {@link bundleForIsolate} bundles. */

@@ -5,6 +5,7 @@
  * that runs on the host (see `host.ts`). Either way its catalog lists its functions with their own signatures
  * (`catalog.ts`), so search finds them.
  */
+import type ts from 'typescript';
 import { CAPABILITY_FILES, CAPABILITY_PREFIX, type CapabilityCatalog, type CapabilityIR, type Diagnostic } from '@agent-spaces/capabilities';
 import { stringLiteral } from '../../emit/escape.js';
 import { identifier } from '../../ir/names.js';
@@ -17,7 +18,7 @@ import { compilerVersion } from '../../build.js';
 import { bundleForSandbox } from './sandbox.js';
 import { hostPackage } from './host.js';
 import { packageCatalog } from './catalog.js';
-import { packageExports } from './exports.js';
+import { packageExports, valueExports, type ValueExports } from './exports.js';
 import { sourcePrograms } from '../define-tool/program.js';
 
 /** The label of a package's report entries and IR: `npm:<package>`, or `npm:<package> as <id>` under another name. */
@@ -74,22 +75,29 @@ async function readInstalled(source: NpmSource, installed: InstalledPackage & { 
     };
     return { capabilities: [capability], diagnostics, inputs, hostModules: { [source.id]: host.hostModule } };
   }
-  const bundle = await bundleForSandbox(source, installed.dir, context.rootDir, label);
+  const typescript = (await import('typescript')).default;
+  const program = sourcePrograms(typescript).programFor(installed.types);
+  const values = valueExports(typescript, program, installed.types);
+  const bundle = await bundleForSandbox(source, installed.dir, context.rootDir, label, values);
   if (!bundle.ok) return { capabilities: [], diagnostics: bundle.diagnostics, inputs, hostModules: {} };
-  const sandbox = await sandboxCatalog(source, installed, label);
+  const sandbox = sandboxCatalog(typescript, program, source, installed, label);
   const capability: CapabilityIR = {
     ...base,
     functions: [],
     executor: { kind: 'runtime' },
-    module: { code: bundle.code, declarations: sandboxDeclarations(source, declarations), catalog: sandbox.catalog },
+    module: { code: bundle.code, declarations: sandboxDeclarations(source, declarations, values), catalog: sandbox.catalog },
   };
   return { capabilities: [capability], diagnostics: [...declarations.diagnostics, ...sandbox.diagnostics], inputs, hostModules: {} };
 }
 
 /** The catalog of a sandbox-mode package: every function it exports (callbacks welcome: nothing crosses a bridge). */
-async function sandboxCatalog(source: NpmSource, installed: InstalledPackage & { types: string }, label: string): Promise<{ catalog: CapabilityCatalog; diagnostics: Diagnostic[] }> {
-  const typescript = (await import('typescript')).default;
-  const program = sourcePrograms(typescript).programFor(installed.types);
+function sandboxCatalog(
+  typescript: typeof ts,
+  program: ts.Program,
+  source: NpmSource,
+  installed: InstalledPackage & { types: string },
+  label: string,
+): { catalog: CapabilityCatalog; diagnostics: Diagnostic[] } {
   const exported = packageExports(typescript, program, installed.types, source.exports);
   const diagnostics: Diagnostic[] = exported
     ? []
@@ -97,8 +105,16 @@ async function sandboxCatalog(source: NpmSource, installed: InstalledPackage & {
   return { catalog: packageCatalog(typescript, program, source, exported?.functions ?? [], installed.description), diagnostics };
 }
 
-/** `@capabilities/<id>` re-exporting the package's entry (only `exports` when given), then the package's modules. */
-function sandboxDeclarations(source: NpmSource, declarations: PackageDeclarations): string {
-  const reexport = source.exports ? `export { ${source.exports.join(', ')} } from ${declarations.entry};` : `export * from ${declarations.entry};`;
+/**
+ * `@capabilities/<id>` re-exporting the package's entry (only `exports` when given), then the package's modules: its
+ * default export too, and for declarations that say `export =` (CommonJS) that whole module, so `import x from` and
+ * `import { named } from` type as for the package itself.
+ */
+function sandboxDeclarations(source: NpmSource, declarations: PackageDeclarations, values: ValueExports | undefined): string {
+  const { entry } = declarations;
+  let reexport: string;
+  if (source.exports) reexport = `export { ${source.exports.join(', ')} } from ${entry};`;
+  else if (values?.exportEquals) reexport = `import pkg = require(${entry});\n  export = pkg;`;
+  else reexport = `export * from ${entry};${values?.hasDefault ? `\n  export { default } from ${entry};` : ''}`;
   return `declare module ${stringLiteral(CAPABILITY_PREFIX + source.id)} {\n  ${reexport}\n}\n${declarations.modules}`;
 }
