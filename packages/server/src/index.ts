@@ -19,5 +19,7 @@ export { startHttpServer, type HttpServerHandle, type HttpServerOptions } from '
 export { createServerLog, type LogEvent, type LogFields, type LogFormat, type LogLevel, type ServerLog, type ServerLogOptions } from './log.js';
 export { AUTH_TOKEN_ENV, serve, type ServeContext } from './cli.js';
 export { chat } from './modes/repl.js';
+export { agentModesEndpoint, type AgentModesEndpoint } from './modes/http.js';
+export type { AgentSurface } from './modes/surface.js';
 export { projectState, type ProjectState } from './approvals/project.js';
 export type { ApprovalView, ServiceAnswer } from '@agent-spaces/bridge';

@@ -19,7 +19,7 @@ export interface ChatLimits {
 }
 
 /** Default {@link ChatLimits}: 16 conversations a principal, 512 KiB each, kept an hour idle, 10 turns a message. */
-export const DEFAULT_CHAT_LIMITS: ChatLimits = { maxConversationsPerPrincipal: 16, maxConversationBytes: 512 * 1024, idleMs: 3_600_000, maxTurns: DEFAULT_MAX_TURNS };
+const DEFAULT_CHAT_LIMITS: ChatLimits = { maxConversationsPerPrincipal: 16, maxConversationBytes: 512 * 1024, idleMs: 3_600_000, maxTurns: DEFAULT_MAX_TURNS };
 
 /** What one chat message asks: the text, the space (default: the first), the conversation to go on (default: a new one). */
 export interface ChatRequest {

@@ -8,11 +8,11 @@ import type { A2AServer } from './a2a.js';
 import type { AgentSurface } from './surface.js';
 
 /** Where the chat endpoint is served. */
-export const CHAT_PATH = '/chat';
+const CHAT_PATH = '/chat';
 /** Where the A2A JSON-RPC endpoint is served (with `server.a2a.enabled`). */
-export const A2A_PATH = '/a2a';
+const A2A_PATH = '/a2a';
 /** Where the A2A agent card is served: the A2A SDK's well-known path. */
-export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 /** Largest body of a chat request. */
 const MAX_CHAT_BODY_BYTES = 64 * 1024;
 /** Default largest body of an A2A request. */
