@@ -31,6 +31,9 @@ afterAll(async () => {
 
 beforeEach(() => model.script([]));
 
+/** The code runs among an agent run's events (seed 004's tool_call, tool_response and agent_message aside). */
+const codeRuns = (content: unknown): unknown[] => (content as { events: Array<{ type: string }> }).events.filter((e) => e.type === 'code_run');
+
 const execute = (code: string) => toolCalls([{ name: 'execute', args: { code } }]);
 
 describe('agent tools (seed 004)', () => {
@@ -50,7 +53,8 @@ describe('agent tools (seed 004)', () => {
     model.script([execute("import { trainSchedule } from '@capabilities/trains';\nexport default (await trainSchedule.getSchedule({})).length;"), textAnswer('2 trains')]);
     const result = await client.callTool({ name: 'invoke_agent', arguments: { message: 'How many trains leave Central?' } });
     expect(result.content).toEqual([{ type: 'text', text: '2 trains' }]);
-    expect(result.structuredContent).toMatchObject({ response: '2 trains', events: [{ ok: true, result: 2 }], metadata: { turns: 2, code_runs: 1, capability_calls: 1 } });
+    expect(result.structuredContent).toMatchObject({ response: '2 trains', metadata: { turns: 2, code_runs: 1, capability_calls: 1 } });
+    expect(codeRuns(result.structuredContent)).toMatchObject([{ ok: true, result: 2 }]);
     expect(model.requests[0]!.body.messages.at(-1)).toEqual({ role: 'user', content: 'How many trains leave Central?' });
   });
 
@@ -62,7 +66,8 @@ describe('agent tools (seed 004)', () => {
 
     model.script([execute('export default total + 2;'), textAnswer('42')]);
     const second = await client.callTool({ name: 'send_message', arguments: { sessionId, message: 'Add 2.' } });
-    expect(second.structuredContent).toMatchObject({ sessionId, response: '42', events: [{ ok: true, result: 42 }] });
+    expect(second.structuredContent).toMatchObject({ sessionId, response: '42' });
+    expect(codeRuns(second.structuredContent)).toMatchObject([{ ok: true, result: 42 }]);
     const roles = model.requests[0]!.body.messages.map((m: { role: string }) => m.role);
     expect(roles).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user']);
     expect(model.requests[0]!.body.messages[1].content).toBe('Remember 40.');
@@ -79,7 +84,7 @@ describe('agent tools (seed 004)', () => {
     ]);
     const info = await callTool(client, 'get_session_info', { sessionId });
     expect(info.body).toMatchObject({ sessionId, spaceId: 'other', runs: 2 });
-    expect((await callTool(client, 'close_session', { sessionId })).body).toEqual({ sessionId, closed: true });
+    expect((await callTool(client, 'close_session', { sessionId })).body).toEqual({ sessionId, closed: true, session_id: sessionId, success: true });
     expect(await callTool(client, 'send_message', { sessionId, message: 'Still there?' })).toMatchObject({ isError: true, body: { code: 'SESSION_NOT_FOUND' } });
   });
 
@@ -118,7 +123,7 @@ describe('agent tools (seed 004)', () => {
     const before = project.deletions.length;
     model.script([execute("import { vault } from '@capabilities/vault';\nexport default await vault.deleteSecrets();"), textAnswer('could not')]);
     const result = await client.callTool({ name: 'send_message', arguments: { message: 'Wipe the vault.' } });
-    expect(result.structuredContent).toMatchObject({ events: [{ ok: false, error: { code: 'TYPE_ERROR' } }] });
+    expect(codeRuns(result.structuredContent)).toMatchObject([{ ok: false, error: { code: 'TYPE_ERROR' } }]);
     expect(project.deletions.length).toBe(before);
     await callTool(client, 'close_session', { sessionId: (result.structuredContent as { sessionId: string }).sessionId });
   });

@@ -57,7 +57,7 @@ describe('session lifecycle', () => {
       expect(history.body.history).toEqual([expect.objectContaining({ seq: 2, code: 'return trips.length * 10;', ok: true, result: 20, capability_calls: 0 })]);
 
       expect((await callTool(client, 'list_sessions')).body.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([id]);
-      expect((await callTool(client, 'close_session', { sessionId: id })).body).toEqual({ sessionId: id, closed: true });
+      expect((await callTool(client, 'close_session', { sessionId: id })).body).toEqual({ sessionId: id, closed: true, session_id: id, success: true });
       const after = await callTool(client, 'send_code', { sessionId: id, code: 'return 1;' });
       expect(after.body).toMatchObject({ code: 'SESSION_NOT_FOUND', data: { reason: 'closed' } });
       expect((await callTool(client, 'list_sessions')).body.sessions).toEqual([]);
