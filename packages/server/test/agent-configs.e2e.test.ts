@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { makeProject, type Project } from '../../../test/fixtures/project.js';
 import { ActionServerAssignments } from '../src/assignments/service.js';
+import { parseServerConfig } from '../src/config.js';
 import { callTool, newClient } from './support/client.js';
 import { HttpServe } from './support/serve.js';
 
@@ -222,6 +223,19 @@ describe('who may assign', () => {
     for (const settings of [undefined, { allow: false }, { allow: false, groups: ['admins'] }]) {
       const off = new ActionServerAssignments({ rootDir: project.dir, ...(settings ? { settings } : {}) });
       expect(() => off.authorize(principal(['admins']))).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+    }
+  });
+
+  it('reads server.assignment, and requires groups with server.auth', () => {
+    const auth = { issuer: 'https://issuer.example.com', audience: 'https://mcp.example.com/mcp' };
+    expect(parseServerConfig({ server: { assignment: { allow: true, groups: ['admins'] }, auth } }, 'c.json').server.assignment).toEqual({ allow: true, groups: ['admins'] });
+    for (const [assignment, key] of [
+      [{ allow: true }, 'server.assignment.groups'],
+      [{ allow: 'yes' }, 'server.assignment.allow'],
+      [{ allow: true, groups: 'admins' }, 'server.assignment.groups'],
+      [{ allow: true, group: ['admins'] }, 'server.assignment.group'],
+    ] as const) {
+      expect(() => parseServerConfig({ server: { assignment, auth } }, 'c.json')).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', data: expect.objectContaining({ key }) }));
     }
   });
 });
