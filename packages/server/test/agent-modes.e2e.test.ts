@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { parseServerConfig } from '../src/config.js';
 import { createCodeModeHost } from '../src/server.js';
 import { ChatConversations } from '../src/modes/chat.js';
 import { startScriptedModel, textAnswer, toolCalls, type ScriptedModel } from './support/openai-server.js';
@@ -216,5 +217,24 @@ describe('chat conversations belong to their principal', () => {
     } finally {
       await host.close();
     }
+  });
+});
+
+describe('server.a2a in the config', () => {
+  it('takes { enabled, space, url, maxMessageBytes, maxTasksPerPrincipal }', () => {
+    const a2a = { enabled: true, space: 'travel', url: 'https://agents.example/a2a', maxMessageBytes: 4096, maxTasksPerPrincipal: 2 };
+    expect(parseServerConfig({ server: { a2a } }, 'cfg.json').server.a2a).toEqual(a2a);
+  });
+
+  it.each([
+    [{}, 'server.a2a.enabled'],
+    [{ enabled: 'yes' }, 'server.a2a.enabled'],
+    [{ enabled: true, url: 'ftp://x' }, 'server.a2a.url'],
+    [{ enabled: true, maxMessageBytes: 10 }, 'server.a2a.maxMessageBytes'],
+    [{ enabled: true, maxTasksPerPrincipal: 0 }, 'server.a2a.maxTasksPerPrincipal'],
+    [{ enabled: true, extra: 1 }, 'server.a2a'],
+    [true, 'server.a2a'],
+  ])('refuses %j naming %s', (a2a, key) => {
+    expect(() => parseServerConfig({ server: { a2a } }, 'cfg.json')).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining(key) }));
   });
 });
