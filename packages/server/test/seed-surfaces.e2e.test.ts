@@ -125,6 +125,8 @@ describe('seed 004, usage examples as written', () => {
 
     const info = await callTool(client, 'get_session_info', { session_id });
     expect(info.body).toMatchObject({ session_id, agent: 'code-reviewer', agent_file: 'agent-files/code-reviewer.yaml', message_count: 4, created: expect.stringMatching(/^\d{4}-/) });
+    const listed = (await callTool(client, 'list_sessions')).body.sessions as Array<{ session_id: string }>;
+    expect(listed.find((x) => x.session_id === session_id)).toMatchObject({ agent: 'code-reviewer', message_count: 4, session_name: 'review' });
     expect((await callTool(client, 'close_session', { session_id })).body).toMatchObject({ success: true, session_id });
     expect(await callTool(client, 'get_session_info', { session_id })).toMatchObject({ isError: true, body: { error: true, code: 'SESSION_NOT_FOUND' } });
   });
