@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CapabilityIR } from '@agent-spaces/capabilities';
-import { checkCapabilityNames, findIdCollisions, normalizeParameters, normalizeSchema } from '../../src/ir/normalize.js';
+import { checkCapabilityNames, exportsAlone, findIdCollisions, normalizeParameters, normalizeSchema } from '../../src/ir/normalize.js';
 import { capabilityWith, codes } from '../helpers.js';
 
 describe('normalizeParameters', () => {
@@ -45,10 +45,12 @@ describe('name collisions', () => {
     expect(diagnostics[0]!.message).toContain('"listChannels"');
   });
 
-  it('reports a function named like the capability object', () => {
+  it('accepts a function named like the capability object (a member only, not exported alone)', () => {
     const capability = capabilityWith({});
     capability.functions[0]!.name = 'demo';
-    expect(codes(checkCapabilityNames(capability))).toEqual(['NAME_COLLISION /functions/0']);
+    expect(codes(checkCapabilityNames(capability))).toEqual([]);
+    expect(exportsAlone(capability, capability.functions[0]!)).toBe(false);
+    expect(exportsAlone(capability, { name: 'other' })).toBe(true);
   });
 
   it('reports every capability claiming a module id, naming the other sources', () => {
