@@ -1,6 +1,6 @@
 // Seed 004's `agent-spaces mcp run`: the same command as `mcp serve`, as users run it (the committed bin over the build).
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI_BIN } from '../../../test/fixtures/cli.js';
@@ -13,10 +13,6 @@ beforeAll(async () => {
     'agent-spaces.config.json': { spaces: [{ id: 'agent-1', name: 'Code Wizard' }] },
     'agent-files/echo-agent.json': { name: 'Echo Agent', systemPrompt: 'Echo.' },
   });
-});
-
-afterAll(async () => {
-  await project?.cleanup();
 });
 
 describe('agent-spaces mcp run', () => {
