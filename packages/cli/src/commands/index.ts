@@ -168,6 +168,10 @@ export const commands: Command[] = [
   ...approvalCommands(),
 ];
 
+/** `mcp run`: seed 004's name of `mcp serve` (the same command, listed in the help beside it). */
+const mcpServe = commands.find((c) => c.path.join(' ') === 'mcp serve')!;
+commands.splice(commands.indexOf(mcpServe) + 1, 0, { ...mcpServe, path: ['mcp', 'run'], description: 'Same as mcp serve (seed 004\'s name for it)' });
+
 /** `approvals list|show|approve|deny`: against the project's store, or a running `mcp serve` with `--server`. */
 function approvalCommands(): Command[] {
   const where: Record<string, CommandOption> = {
@@ -179,10 +183,6 @@ function approvalCommands(): Command[] {
     json,
   };
   const answer: Record<string, CommandOption> = {
-/** `mcp run`: seed 004's name of `mcp serve` (the same command, listed in the help beside it). */
-const mcpServe = commands.find((c) => c.path.join(' ') === 'mcp serve')!;
-commands.splice(commands.indexOf(mcpServe) + 1, 0, { ...mcpServe, path: ['mcp', 'run'], description: 'Same as mcp serve (seed 004\'s name for it)' });
-
     ...where,
     by: { type: 'string', description: 'Who answers, for the audit log (default: your user name)', valueName: 'name' },
     reason: { type: 'string', description: 'Why, for the audit log and the denied call\'s error', valueName: 'text' },
