@@ -10,7 +10,7 @@ export const DEFAULT_AGENTS_DIR = 'agent-files';
 /** Largest agent file (and inline `invoke_with_config` definition) read, in bytes. */
 export const MAX_AGENT_FILE_BYTES = 64 * 1024;
 /** Most agent files read from one folder (in name order); the rest are reported and ignored. */
-export const MAX_AGENT_FILES = 256;
+const MAX_AGENT_FILES = 256;
 /** Longest `agent_file` / `directory` argument, in characters. */
 const MAX_PATH_CHARS = 1024;
 const EXTENSIONS = ['.json', '.yaml', '.yml'];

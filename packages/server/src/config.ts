@@ -205,7 +205,7 @@ export const BUILTIN_TOOL_NAMES = [
 export const AGENT_TOOL_NAMES: readonly string[] = ['invoke_agent', 'send_message', 'invoke_with_config', 'transfer_session'];
 
 /** Names of the action-server assignment tools (seed 003), listed by `mcp serve`; user-defined tools may not take them either. */
-export const ASSIGNMENT_TOOL_NAMES: readonly string[] = ['get_action_servers', 'assign_action_server', 'remove_action_server'];
+const ASSIGNMENT_TOOL_NAMES: readonly string[] = ['get_action_servers', 'assign_action_server', 'remove_action_server'];
 
 /** Name of the MCP prompt offering a space's compiled prompt. */
 export function spacePromptName(spaceId: string): string {

@@ -6,11 +6,11 @@ import { AgentSpacesError, isRecord } from '@agent-spaces/capabilities';
 /** Seed 003's folder of agent configs, in the project folder: `agent_configs/<agent>.json`. */
 export const AGENT_CONFIGS_DIR = 'agent_configs';
 /** Largest agent config file read; a larger one is refused (`CONFIG_INVALID`). */
-export const MAX_CONFIG_BYTES = 64 * 1024;
+const MAX_CONFIG_BYTES = 64 * 1024;
 /** Most agent config files read (in name order); the others are refused. */
-export const MAX_CONFIG_FILES = 1000;
+const MAX_CONFIG_FILES = 1000;
 /** Most action servers one file assigns. */
-export const MAX_SERVERS_PER_FILE = 64;
+const MAX_SERVERS_PER_FILE = 64;
 /** A file's name without `.json`: an agent (space) id, never starting with a dot (temporary files do). */
 const STEM = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$/;
 

@@ -7,12 +7,12 @@ import type { AssignmentSettings, SpaceDefinition } from '../config.js';
 import { AGENT_CONFIGS_DIR, readAgentConfigFiles, writeAgentConfig, type AgentConfigFile } from './files.js';
 
 /** Seed 003's registry of action servers, in the project folder. */
-export const ACTION_SERVERS_FILE = 'action_servers.json';
+const ACTION_SERVERS_FILE = 'action_servers.json';
 /** How often the agent configs, `action_servers.json` and the build are looked at for changes. */
 const POLL_MS = 500;
 
 /** An action server as the assignment API lists it. */
-export interface ActionServerInfo {
+interface ActionServerInfo {
   /** Its key in `action_servers.json` (what `action_server` names; its `name` is accepted too). */
   name: string;
   description?: string;

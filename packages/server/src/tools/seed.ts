@@ -85,7 +85,7 @@ export function namedAgent(connection: Connection, name: string, field = 'agentI
  * The agent of the agent file `value` (argument `field`): the served space when the file is one the server serves
  * (its agents folder, hot-reloaded), else the file read now as a space of its own ({@link adHocDefinition}).
  */
-export function agentFromFile(connection: Connection, value: unknown, field: string): SpaceDefinition {
+function agentFromFile(connection: Connection, value: unknown, field: string): SpaceDefinition {
   const { baseDir, agentFiles } = connection.state;
   const path = confinedPath(baseDir, value, field);
   const served = agentFiles?.served.find((a) => a.path === path);

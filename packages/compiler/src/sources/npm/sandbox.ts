@@ -39,7 +39,7 @@ export async function bundleForSandbox(source: NpmSource, dir: string, rootDir: 
  * sandboxEntry({ package: 'ms', id: 'ms', mode: 'sandbox' }, { names: [], hasDefault: true, exportEquals: true })
  * // 'import * as pkg from "ms";\nexport * from "ms";\nexport default pkg.default;\n'
  */
-export function sandboxEntry(source: NpmSource, values: ValueExports | undefined): string {
+function sandboxEntry(source: NpmSource, values: ValueExports | undefined): string {
   const specifier = JSON.stringify(source.dir ?? source.package);
   if (source.exports) return `export { ${source.exports.join(', ')} } from ${specifier};\n`;
   const names = values?.names ?? [];
