@@ -5,7 +5,6 @@ import { RequestMalformedError, UnsupportedOperationError, toJsonRpcError } from
 import {
   AgentEvent,
   DefaultRequestHandler,
-  InMemoryTaskStore,
   JsonRpcTransportHandler,
   ServerCallContext,
   validateVersion,
@@ -19,6 +18,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isPromptTool, type A2ASettings, type PromptTool, type SpaceDefinition } from '../config.js';
 import { SERVER_VERSION } from '../server.js';
 import { agentResult, runHeadless } from '../tools/prompt.js';
+import { BoundedTaskStore } from './a2a-store.js';
 import type { AgentSurface } from './surface.js';
 
 /** The A2A server of one code-mode host: its agent card, and its JSON-RPC endpoint on node:http. */
@@ -67,7 +67,7 @@ export function createA2AServer(surface: AgentSurface, settings: A2ASettings): A
       yield* super.sendMessageStream(...args);
     }
   }
-  const handler = new CheckedHandler(lazyCard(() => agentCard(space(), cardUrl)), new InMemoryTaskStore(), executor);
+  const handler = new CheckedHandler(lazyCard(() => agentCard(space(), cardUrl)), new BoundedTaskStore(), executor);
   const transport = new JsonRpcTransportHandler(handler);
   return {
     card(url) {
