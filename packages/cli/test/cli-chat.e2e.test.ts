@@ -5,24 +5,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedModel, textAnswer, toolCalls, type ScriptedModel } from '../../server/test/support/openai-server.js';
 import { createProject, type TestProject } from '../../server/test/support/project.js';
 import { CLI_BIN, type CliResult } from '../../../test/fixtures/cli.js';
+import { BOOK_FLIGHT } from '../../../test/fixtures/book-flight.js';
 
 let project: TestProject;
 let model: ScriptedModel;
 
-/** Seed 000's tool definition, verbatim, as a prompt tool of the space. */
-const BOOK_FLIGHT = {
-  name: 'book_flight',
-  description: 'Books a flight ticket for a user.',
-  parameters: {
-    type: 'object',
-    properties: {
-      destination: { type: 'string', description: "The destination city and country (e.g., 'Paris, France')." },
-      departure_date: { type: 'string', description: 'The desired date of departure, in YYYY-MM-DD format.' },
-    },
-    required: ['destination', 'departure_date'],
-  },
-  prompt: 'The user wants to book a flight to {destination} on {departure_date}, please book accordingly',
-};
 
 beforeAll(async () => {
   model = await startScriptedModel();

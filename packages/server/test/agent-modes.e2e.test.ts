@@ -9,23 +9,10 @@ import { ChatConversations } from '../src/modes/chat.js';
 import { startScriptedModel, textAnswer, toolCalls, type ScriptedModel } from './support/openai-server.js';
 import { createProject, type TestProject } from './support/project.js';
 import { HttpServe } from './support/serve.js';
+import { BOOK_FLIGHT } from '../../../test/fixtures/book-flight.js';
 
 const TOKEN = 'agent-modes-token-51c9';
 
-/** Seed 000's tool definition, verbatim. */
-const BOOK_FLIGHT = {
-  name: 'book_flight',
-  description: 'Books a flight ticket for a user.',
-  parameters: {
-    type: 'object',
-    properties: {
-      destination: { type: 'string', description: "The destination city and country (e.g., 'Paris, France')." },
-      departure_date: { type: 'string', description: 'The desired date of departure, in YYYY-MM-DD format.' },
-    },
-    required: ['destination', 'departure_date'],
-  },
-  prompt: 'The user wants to book a flight to {destination} on {departure_date}, please book accordingly',
-};
 
 /** Agent code the server runs without host handlers (a child `mcp serve` has none for the test capabilities). */
 const SCHEDULE_CODE = "console.log('checking');\nexport default [{ id: 'IC 1', hour: 7 }];";

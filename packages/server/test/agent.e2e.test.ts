@@ -2,29 +2,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ModelSettings } from '@agent-spaces/sdk';
-import { parseServerConfig, type PromptTool, type SpaceDefinition } from '../src/config.js';
+import { parseServerConfig, type SpaceDefinition } from '../src/config.js';
 import { createCodeModeServer } from '../src/server.js';
 import { callTool, connectInMemory } from './support/client.js';
 import { startScriptedModel, textAnswer, toolCalls, type ScriptedModel } from './support/openai-server.js';
 import { createProject, type TestProject } from './support/project.js';
+import { BOOK_FLIGHT } from '../../../test/fixtures/book-flight.js';
 
 const KEY_VAR = 'AGENT_SPACES_TEST_MODEL_KEY';
 const KEY = 'sk-test-secret-0123456789';
 
-/** Seed 000's tool definition, verbatim. */
-const BOOK_FLIGHT: PromptTool = {
-  name: 'book_flight',
-  description: 'Books a flight ticket for a user.',
-  parameters: {
-    type: 'object',
-    properties: {
-      destination: { type: 'string', description: "The destination city and country (e.g., 'Paris, France')." },
-      departure_date: { type: 'string', description: 'The desired date of departure, in YYYY-MM-DD format.' },
-    },
-    required: ['destination', 'departure_date'],
-  },
-  prompt: 'The user wants to book a flight to {destination} on {departure_date}, please book accordingly',
-};
 
 const SCHEDULE_CODE = "import { trainSchedule } from '@capabilities/trains';\nexport default await trainSchedule.getSchedule({ station: 'Central' });";
 
