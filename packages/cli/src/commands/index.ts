@@ -19,6 +19,7 @@ export interface Command {
 }
 
 const config: CommandOption = { type: 'string', description: 'Config file (default: agent-spaces.config.{ts,mjs,json})', valueName: 'file' };
+const out: CommandOption = { type: 'string', description: 'Build output folder (default: .agent-spaces)', valueName: 'dir' };
 const json: CommandOption = { type: 'boolean', description: 'Print machine-readable JSON' };
 
 /** Every command of `agent-spaces`. */
@@ -117,7 +118,7 @@ export const commands: Command[] = [
     description: "Chat with a space's headless agent on stdin/stdout (its model, else the config's); /exit ends it",
     options: {
       config,
-      out: { type: 'string', description: 'Build output folder (default: .agent-spaces)', valueName: 'dir' },
+      out,
       space: { type: 'string', description: 'The space to chat with (default: the first)', valueName: 'id' },
     },
     load: async () => (await import('@agent-spaces/server')).chat,
@@ -128,7 +129,7 @@ export const commands: Command[] = [
     description: 'Serve the spaces as a code-mode MCP server (execute, search, sessions, injection) over stdio or HTTP',
     options: {
       config,
-      out: { type: 'string', description: 'Build output folder (default: .agent-spaces)', valueName: 'dir' },
+      out,
       stdio: { type: 'boolean', description: 'Serve over stdio (the default without --port)' },
       port: { type: 'string', description: 'Serve Streamable HTTP on this port (0 picks a free one)', valueName: 'n' },
       host: { type: 'string', description: 'Address to bind for HTTP (default: 127.0.0.1)', valueName: 'addr' },
@@ -148,7 +149,7 @@ export const commands: Command[] = [
     path: ['doctor'],
     positionals: [],
     description: "Check Node, isolated-vm, the config, the build's freshness, and each MCP server and OpenAPI spec",
-    options: { config, out: { type: 'string', description: 'Build output folder (default: .agent-spaces)', valueName: 'dir' }, json },
+    options: { config, out, json },
     load: async () => (await import('./doctor.js')).doctor,
   },
   {
@@ -176,7 +177,7 @@ commands.splice(commands.indexOf(mcpServe) + 1, 0, { ...mcpServe, path: ['mcp', 
 function approvalCommands(): Command[] {
   const where: Record<string, CommandOption> = {
     config,
-    out: { type: 'string', description: 'Build output folder (default: .agent-spaces)', valueName: 'dir' },
+    out,
     server: { type: 'string', description: 'Use the /approvals API of a running mcp serve at this URL instead of the project\'s store', valueName: 'url' },
     token: { type: 'string', description: 'Bearer token of --server (default: $AGENT_SPACES_TOKEN, then $AGENT_SPACES_MCP_TOKEN)', valueName: 'token' },
     'database-url': { type: 'string', description: 'The shared database of mcp serve replicas (default: $DATABASE_URL)', valueName: 'url' },
