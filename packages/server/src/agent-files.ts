@@ -83,7 +83,8 @@ export function readAgentFile(path: string, file: string): SpaceDefinition {
   try {
     value = extension === '.json' ? JSON.parse(text) : loadYaml().parse(text, { maxAliasCount: 100 });
   } catch (error) {
-    invalid('default', `is not valid ${extension === '.json' ? 'JSON' : 'YAML'}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    // Never the parser's message: it quotes the text, and any JSON or YAML file of the project may be named.
+    invalid('default', `is not valid ${extension === '.json' ? 'JSON' : `YAML${yamlWhere(error)}`}`);
   }
   return parseAgentDefinition(value, file, basename(path, extname(path)));
 }
@@ -225,6 +226,12 @@ function realOrSelf(path: string): string {
     const parent = resolve(path, '..');
     return parent === path ? path : join(realOrSelf(parent), basename(path));
   }
+}
+
+/** ` (line L, column C)` of a YAML parse error, when it says where. */
+function yamlWhere(error: unknown): string {
+  const at = (error as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+  return at ? ` (line ${at.line}, column ${at.col})` : '';
 }
 
 function statOrUndefined(path: string): ReturnType<typeof statSync> | undefined {

@@ -1,6 +1,6 @@
 import { mkdtemp, mkdir, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -244,6 +244,20 @@ describe('seed 001 workflows with agentId', () => {
 });
 
 describe('hostile and conflicting arguments', () => {
+  it.each([
+    ['a JSON file of the project that is not JSON', 'tokens.json', '{"Authorization": Bearer sk-LEAKED-1}'],
+    ['a JSONC file with comments', '.vscode/mcp.json', '// local\n{ "headers": { "Authorization": "Bearer sk-LEAKED-2" } }'],
+    ['a YAML file that is not YAML', 'notes.yaml', 'token: "sk-LEAKED-3\n  - [unbalanced'],
+  ])('never quotes %s named as agent_file', async (_, file, text) => {
+    await mkdir(dirname(join(project.rootDir, file)), { recursive: true });
+    await writeFile(join(project.rootDir, file), text);
+    const answer = await callTool(client, 'create_session', { agent_file: file });
+    expect(answer.isError).toBe(true);
+    expect(answer.body.code).toBe('CONFIG_INVALID');
+    expect(answer.text).not.toContain('LEAKED');
+  });
+
+
   it('refuse agent_file paths that leave the project, are absolute, start with ~, or are garbage, naming the field', async () => {
     const cases: Array<[unknown, string, RegExp]> = [
       ['~/.automation/cagent/agents/code-reviewer.yaml', 'INVALID_ARGUMENTS', /relative to the project/],

@@ -61,8 +61,9 @@ async function readOne(path: string, file: string, stem: string): Promise<AgentC
   let value: unknown;
   try {
     value = JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    throw invalid(file, 'file', `is not JSON: ${(error as Error).message}`);
+  } catch {
+    // Not the parser's message, which quotes the text.
+    throw invalid(file, 'file', 'is not JSON');
   }
   if (!isRecord(value)) throw invalid(file, 'file', 'must hold an object { "agent_name", "action_server" }');
   const unknownKey = Object.keys(value).find((key) => key !== 'agent_name' && key !== 'action_server');
