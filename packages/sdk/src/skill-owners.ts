@@ -31,6 +31,20 @@ export interface OwnerRecord {
   share?: RecordedShare;
 }
 
+/**
+ * What changes whenever a skill or an owner record of `skillsDir` is added, removed or recorded anew: the folder's
+ * and the records file's inode, size and modification time (records are replaced whole, so each change is a new inode).
+ */
+export async function recordsStamp(skillsDir: string): Promise<string> {
+  return (await Promise.all([skillsDir, join(skillsDir, OWNERS_FILE)].map(fileStamp))).join('|');
+}
+
+/** `path`'s inode, size and modification time (ns), or `-` when it does not exist. */
+export async function fileStamp(path: string): Promise<string> {
+  const stats = await stat(path, { bigint: true }).catch(() => undefined);
+  return stats ? `${stats.ino}:${stats.size}:${stats.mtimeNs}` : '-';
+}
+
 /** The sha256 (hex) of a skill's text, as its owner record keeps it. */
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 

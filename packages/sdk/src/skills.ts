@@ -5,11 +5,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { AgentSpacesError, CAPABILITY_PREFIX, capabilitiesDir, editorTsconfig } from '@agent-spaces/capabilities';
+import { AgentSpacesError, CAPABILITY_PREFIX, OUTPUT_FILES, capabilitiesDir, editorTsconfig, resolveOutDir } from '@agent-spaces/capabilities';
 import { readCatalog } from '@agent-spaces/bridge/output';
 import type { BuildReport } from '@agent-spaces/compiler';
 import { SANDBOX_DECLARATIONS } from './declarations.js';
-import { clientHash, recordOwner, sha256, skillOwners, updateOwners, type OwnerRecord } from './skill-owners.js';
+import { clientHash, fileStamp, recordOwner, recordsStamp, sha256, skillOwners, updateOwners, type OwnerRecord } from './skill-owners.js';
 import { checkShare, maySee, recordedShare, shareOf, type RecordedShare, type SkillOwner, type SkillShare } from './skill-shares.js';
 
 /** The project whose skills are meant: the folder of its config file (default the current folder), or the file itself. */
@@ -202,8 +202,28 @@ export async function listSkills(options: SkillProject = {}): Promise<SkillInfo[
 export async function hiddenSkills(options: SkillProject = {}): Promise<string[]> {
   if (options.owner === undefined) return [];
   const cwd = resolve(options.rootDir ?? process.cwd());
-  const skills = await projectSkills(options.configFile === undefined ? cwd : dirname(resolve(cwd, options.configFile)), options);
-  return skills.filter((skill) => !skill.visible).map((skill) => skill.name);
+  const rootDir = options.configFile === undefined ? cwd : dirname(resolve(cwd, options.configFile));
+  const skills = await skillOwnersOf(rootDir, options.outDir);
+  return skills.filter((skill) => !maySee(skill.owner, options, clientHash)).map((skill) => skill.name);
+}
+
+/** The owners of each project's skills as last read, with the stamp they were read at ({@link skillOwnersOf}). */
+const ownersRead = new Map<string, { stamp: string; skills: Array<{ name: string; owner: SkillOwner }> }>();
+
+/**
+ * The owner of each skill of the project at `rootDir`, read again only when a skill or owner record was added,
+ * removed or recorded ({@link recordsStamp}) or a build ended since the last read: runs ask on every start, and reading
+ * and hashing every skill file each time would cost the hot path a file per skill.
+ */
+async function skillOwnersOf(rootDir: string, outDir: string | undefined): Promise<Array<{ name: string; owner: SkillOwner }>> {
+  const { SKILLS_DIR } = await import('@agent-spaces/compiler');
+  const stamps = [recordsStamp(join(rootDir, SKILLS_DIR)), fileStamp(join(resolveOutDir(rootDir, outDir), OUTPUT_FILES.buildState))];
+  const stamp = (await Promise.all(stamps)).join('|');
+  const known = ownersRead.get(rootDir);
+  if (known?.stamp === stamp) return known.skills;
+  const skills = (await projectSkills(rootDir, {})).map(({ name, owner }) => ({ name, owner }));
+  ownersRead.set(rootDir, { stamp, skills });
+  return skills;
 }
 
 /** Every skill file of the project at `rootDir`: its name, file, owner, and whether `viewer` may see it. */
