@@ -197,7 +197,7 @@ export async function listSkills(options: SkillProject = {}): Promise<SkillInfo[
 
 /**
  * The names of the project's skills that `options.owner` (with its `groups`) may not see; none for the operator. Cheap
- * enough for every run (about 1 ms for a few skills): the config file is not loaded, its folder is the project's.
+ * enough for every run: three stats while no skill, owner record or build changed; the config file is not loaded.
  */
 export async function hiddenSkills(options: SkillProject = {}): Promise<string[]> {
   if (options.owner === undefined) return [];
