@@ -116,6 +116,8 @@ export interface McpStdioServerConfig {
   args?: string[];
   /** Added to a small safe default environment (`PATH`, `HOME`, …), as Claude Desktop does. */
   env?: Record<string, string>;
+  /** A `.env`-format file whose entries are added to `env` (`env` wins), as Cursor and VS Code read it; relative to the project. */
+  envFile?: string;
   cwd?: string;
 }
 

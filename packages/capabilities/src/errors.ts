@@ -28,6 +28,11 @@ export const ERROR_CODES = {
     families: ['compile', 'run'],
     description: 'A config value is malformed (a config key, an `mcpServers` entry, policies, run limits); the message names the file and field.',
   },
+  CONFIG_PLACEHOLDER: {
+    families: ['compile', 'run'],
+    description:
+      'A `${...}` form in an MCP config that agent-spaces does not expand (`${command:x}`, nested, an undeclared `${input:id}`); the message names the file, server, field and form.',
+  },
   SOURCE_NOT_FOUND: { families: ['compile'], description: 'A source path (a definition, a spec, a script to run) names no file.' },
   SOURCE_UNREADABLE: {
     families: ['compile'],
