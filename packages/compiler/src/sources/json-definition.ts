@@ -1,19 +1,10 @@
 /**
- * Turns a parsed JSON definition into capability IR, checking every field and reporting problems with the JSON
- * pointer of the field. Two formats: the capability format (`{ name, functions: [...], config }`) and one
+ * Turns a parsed JSON definition into capability IR: its shape is checked against the published schema, then names,
+ * parameters schemas and URLs; every problem is reported with the JSON pointer of the field. Two formats: the capability format (`{ name, functions: [...], config }`) and one
  * OpenAI-style tool (`{ name, description, parameters }`, optionally wrapped in `{ type: 'function', function }`).
  */
-import {
-  RATE_PERIODS,
-  isRatePeriod,
-  isRecord,
-  type CapabilityConfig,
-  type CapabilityIR,
-  type Diagnostic,
-  type ExecutorSpec,
-  type FunctionIR,
-  type RateLimit,
-} from '@agent-spaces/capabilities';
+import type { CapabilityConfig, CapabilityIR, Diagnostic, ExecutorSpec, FunctionIR } from '@agent-spaces/capabilities';
+import { findSchemaProblems } from '../config/file-schemas.js';
 import { identifier, splitWords } from '../ir/names.js';
 import { normalizeParameters, normalizeReturns } from '../ir/normalize.js';
 
@@ -44,15 +35,12 @@ type Json = Record<string, unknown>;
 
 const DEFAULT_VERSION = '0.0.0';
 
-/** Collects the `INVALID_DEFINITION` diagnostics of one file while its fields are read. */
+/** Collects the `INVALID_DEFINITION` diagnostics of one file while its (schema-checked) fields are read. */
 class Checker {
   readonly diagnostics: Diagnostic[] = [];
   constructor(readonly file: string) {}
 
-  /** Records that the field at `pointer` `must be ...`: the message is prefixed with the field's name. */
-  error(pointer: string, mustBe: string): undefined {
-    const field = pointer.slice(pointer.lastIndexOf('/') + 1);
-    const message = `${/^\d+$/.test(field) ? `item ${field}` : field || 'the definition'} ${mustBe}`;
+  error(pointer: string, message: string): undefined {
     this.diagnostics.push({ code: 'INVALID_DEFINITION', severity: 'error', file: this.file, pointer, message });
     return undefined;
   }
@@ -65,38 +53,17 @@ class Checker {
     return this.diagnostics.some((d) => d.severity === 'error');
   }
 
-  optionalString(object: Json, key: string, pointer: string): string | undefined {
-    const value = object[key];
-    if (value === undefined || typeof value === 'string') return value;
-    return this.error(`${pointer}/${key}`, 'must be a string');
-  }
-
-  optionalBoolean(object: Json, key: string, pointer: string): boolean | undefined {
-    const value = object[key];
-    if (value === undefined || typeof value === 'boolean') return value;
-    return this.error(`${pointer}/${key}`, 'must be true or false');
-  }
-
-  name(object: Json, pointer: string): string | undefined {
-    const value = object.name;
-    if (typeof value !== 'string' || splitWords(value).length === 0) {
-      return this.error(`${pointer}/name`, 'must be a string with letters or digits');
-    }
-    return value;
+  /** The name at `pointer` (a string, by the schema), or undefined when no identifier can be made of it. */
+  name(value: string, pointer: string): string | undefined {
+    return splitWords(value).length > 0 ? value : this.error(`${pointer}/name`, 'name must be a string with letters or digits');
   }
 }
 
 function readFunction(tool: Json, pointer: string, check: Checker): FunctionIR | undefined {
-  const name = check.name(tool, pointer);
-  const description = check.optionalString(tool, 'description', pointer);
-  const requiresApproval = check.optionalBoolean(tool, 'requiresApproval', pointer);
-  const approvalMessage = check.optionalString(tool, 'approvalMessage', pointer);
+  const name = check.name(tool.name as string, pointer);
+  const { description, requiresApproval, approvalMessage, returns } = tool as { description?: string; requiresApproval?: boolean; approvalMessage?: string; returns?: unknown };
   const parameters = normalizeParameters(tool.parameters);
-  if (!parameters.ok) check.error(`${pointer}/parameters`, parameters.mustBe);
-  const returns = tool.returns;
-  if (returns !== undefined && !isRecord(returns) && typeof returns !== 'boolean') {
-    check.error(`${pointer}/returns`, 'must be a JSON Schema (an object or a boolean)');
-  }
+  if (!parameters.ok) check.error(`${pointer}/parameters`, `parameters ${parameters.mustBe}`);
   if (name === undefined || !parameters.ok) return undefined;
   if (approvalMessage !== undefined) {
     const known = new Set(Object.keys(parameters.schema.properties ?? {}));
@@ -116,50 +83,13 @@ function readFunction(tool: Json, pointer: string, check: Checker): FunctionIR |
   };
 }
 
-function readRateLimit(value: unknown, pointer: string, check: Checker): RateLimit | undefined {
-  if (!isRecord(value)) return check.error(pointer, 'must be an object { requests, period }');
-  const { requests, period } = value;
-  if (typeof requests !== 'number' || !Number.isInteger(requests) || requests < 1) {
-    check.error(`${pointer}/requests`, 'must be a positive integer');
-  }
-  const periodOk = isRatePeriod(period);
-  if (!periodOk) check.error(`${pointer}/period`, `must be one of ${RATE_PERIODS.join(', ')} or a positive number`);
-  return periodOk && typeof requests === 'number' ? { requests, period } : undefined;
-}
-
-function readConfig(value: unknown, check: Checker): CapabilityConfig {
-  if (value === undefined) return {};
-  if (!isRecord(value)) return check.error('/config', 'must be an object') ?? {};
-  for (const key of Object.keys(value)) {
-    if (key !== 'requiresApproval' && key !== 'rateLimit') check.warn(`/config/${key}`, `config key "${key}" is unknown (known: requiresApproval, rateLimit)`);
-  }
-  const requiresApproval = check.optionalBoolean(value, 'requiresApproval', '/config');
-  const rateLimit = value.rateLimit === undefined ? undefined : readRateLimit(value.rateLimit, '/config/rateLimit', check);
-  return { ...(requiresApproval !== undefined ? { requiresApproval } : {}), ...(rateLimit ? { rateLimit } : {}) };
-}
-
-function readExecutor(value: unknown, check: Checker): JsonExecutor | undefined {
+/** The executor as written (shape checked by the schema); an `http` URL must be http or https. */
+function readExecutor(value: JsonExecutor | undefined, check: Checker): JsonExecutor | undefined {
   if (value === undefined) return { kind: 'runtime' };
-  if (!isRecord(value)) return check.error('/executor', 'must be an object with a kind (module, http or runtime)');
-  switch (value.kind) {
-    case 'runtime':
-      return { kind: 'runtime' };
-    case 'module': {
-      if (typeof value.module !== 'string' || value.module === '') return check.error('/executor/module', 'must be a path relative to the JSON file');
-      return { kind: 'module', module: value.module };
-    }
-    case 'http': {
-      const url = typeof value.url === 'string' && URL.canParse(value.url) ? new URL(value.url) : undefined;
-      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return check.error('/executor/url', 'must be an http:// or https:// URL');
-      const headers = value.headers;
-      if (headers !== undefined && !(isRecord(headers) && Object.values(headers).every((h) => typeof h === 'string'))) {
-        return check.error('/executor/headers', 'must be an object of string values');
-      }
-      return { kind: 'http', url: value.url as string, ...(headers ? { headers: headers as Record<string, string> } : {}) };
-    }
-    default:
-      return check.error('/executor/kind', 'must be "module", "http" or "runtime"');
-  }
+  if (value.kind !== 'http') return value;
+  const url = URL.canParse(value.url) ? new URL(value.url) : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return check.error('/executor/url', 'executor.url must be an http:// or https:// URL');
+  return value;
 }
 
 /** IR executor of a JSON executor: a handler module is bundled into the output as `host.mjs`. */
@@ -167,39 +97,35 @@ function outputExecutor(executor: JsonExecutor): ExecutorSpec {
   return executor.kind === 'module' ? { kind: 'module', module: 'host.mjs' } : executor;
 }
 
-/** Reads a parsed JSON definition in either format; `value` is whatever `JSON.parse` returned. */
+/**
+ * Reads a parsed JSON definition in either format; `value` is whatever `JSON.parse` returned. Its shape is checked
+ * against the published schema (`capability-file.schema.json`: unknown keys are errors, with a "did you mean").
+ */
 export function readJsonDefinition(value: unknown, context: JsonDefinitionContext): JsonDefinitionResult {
   const check = new Checker(context.file);
-  if (!isRecord(value)) {
-    check.error('', 'must be a JSON object');
-    return { diagnostics: check.diagnostics };
-  }
-  const version = check.optionalString(value, 'version', '');
-  const config = readConfig(value.config, check);
-  const executor = readExecutor(value.executor, check);
+  for (const problem of findSchemaProblems('capability', value)) check.error(problem.pointer, problem.message);
+  if (check.failed) return { diagnostics: check.diagnostics };
+  const file = value as Json & { version?: string; config?: CapabilityConfig; executor?: JsonExecutor };
+  const version = file.version ?? DEFAULT_VERSION;
+  const config = file.config ?? {};
+  const executor = readExecutor(file.executor, check);
   const source = { kind: 'json' as const, file: context.file };
   let capability: Omit<CapabilityIR, 'executor'> | undefined;
-  if (value.functions !== undefined || !('parameters' in value || 'function' in value)) {
-    const name = check.name(value, '');
-    const description = check.optionalString(value, 'description', '');
-    if (!Array.isArray(value.functions)) {
-      check.error('/functions', 'must be an array of functions (or use the single-tool format { name, description, parameters })');
-    }
-    const functions = (Array.isArray(value.functions) ? value.functions : []).map((tool: unknown, index) =>
-      isRecord(tool) ? readFunction(tool, `/functions/${index}`, check) : check.error(`/functions/${index}`, 'must be an object'),
-    );
+  if (Array.isArray(file.functions)) {
+    const name = check.name(file.name as string, '');
+    const description = file.description as string | undefined;
+    const functions = (file.functions as Json[]).map((tool, index) => readFunction(tool, `/functions/${index}`, check));
     if (name !== undefined && functions.every((fn) => fn !== undefined)) {
-      const base = { id: context.id, exportName: identifier(name), sourceName: name, version: version ?? DEFAULT_VERSION };
+      const base = { id: context.id, exportName: identifier(name), sourceName: name, version };
       capability = { ...base, ...(description !== undefined ? { description } : {}), source, functions, config };
     }
   } else {
-    const wrapped = value.type === 'function' && 'function' in value;
-    const tool = wrapped ? value.function : value;
-    const fn = isRecord(tool) ? readFunction(tool, wrapped ? '/function' : '', check) : check.error('/function', 'must be an object');
+    const wrapped = 'function' in file;
+    const fn = readFunction(wrapped ? (file.function as Json) : file, wrapped ? '/function' : '', check);
     if (fn) {
       const base = { id: context.id, exportName: identifier(context.baseName), sourceName: context.baseName };
       const description = fn.description !== undefined ? { description: fn.description } : {};
-      capability = { ...base, ...description, version: version ?? DEFAULT_VERSION, source, functions: [fn], config };
+      capability = { ...base, ...description, version, source, functions: [fn], config };
     }
   }
   if (check.failed || !capability || !executor) return { diagnostics: check.diagnostics };

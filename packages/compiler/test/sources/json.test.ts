@@ -120,7 +120,7 @@ describe('errors', () => {
       [
         'INVALID_DEFINITION /name',
         'INVALID_DEFINITION /functions/0/name',
-        'INVALID_DEFINITION /functions/1/parameters',
+        'INVALID_DEFINITION /functions/1/parameters/type',
         'INVALID_DEFINITION /functions/1/requiresApproval',
         'INVALID_DEFINITION /functions/2',
         'INVALID_DEFINITION /config/rateLimit/requests',
