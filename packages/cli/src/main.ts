@@ -1,16 +1,19 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isAgentSpacesError, jsonText, toWireError, visibleText } from '@agent-spaces/capabilities';
-import { commands, type Command } from './commands/index.js';
+import { parseCommandLine, type ParsedCommand } from './args.js';
+import { commands } from './commands/index.js';
+import { commandHelp, usage } from './help.js';
 import { toJson } from './json.js';
 import { cliOutput, createOutput, useColor, type Output } from './output.js';
 import { packageInfo } from './package-info.js';
 
 /**
  * Runs the `agent-spaces` command line with `argv` (without node and script) and returns the exit code:
- * 0 success, 1 the work failed (a build error, a failed run), 2 bad usage.
+ * 0 success, 1 the work failed (a build error, a failed run), 2 bad usage (`INVALID_ARGUMENTS`: an unknown command or
+ * option, with the closest names). With `--json`, stdout holds exactly one JSON value: the command's data, or
+ * `{ ok: false, error: { code, message, data } }` when it failed (bad usage too).
  */
 export async function runCli(argv: readonly string[], output: Output = createOutput()): Promise<number> {
-  const [first, second] = argv;
+  const [first] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     output.out(usage());
     return first === undefined ? 2 : 0;
@@ -19,75 +22,44 @@ export async function runCli(argv: readonly string[], output: Output = createOut
     output.out((await packageInfo()).version);
     return 0;
   }
-  const command = commands.find((c) => c.path[0] === first && (c.path.length === 1 || c.path[1] === second));
-  if (!command) {
-    output.err(`agent-spaces: unknown command "${argv.slice(0, 2).join(' ')}"\n\n${usage()}`);
-    return 2;
+  if (first === '__complete') {
+    const { completeWords } = await import('./completion.js');
+    for (const candidate of await completeWords(argv.slice(1), commands)) output.out(candidate);
+    return 0;
   }
-  const rest = argv.slice(command.path.length);
-  let parsed: ReturnType<typeof parseArgs>;
+  const json = argv.includes('--json');
+  let parsed: ParsedCommand;
   try {
-    parsed = parseArgs({ args: [...rest], options: { ...command.options, ...GLOBAL_OPTIONS }, allowPositionals: true, strict: true } satisfies ParseArgsConfig);
+    parsed = parseCommandLine(argv);
   } catch (error) {
-    output.err(`agent-spaces ${command.path.join(' ')}: ${(error as Error).message}\n\n${commandHelp(command)}`);
-    return 2;
+    return reportFailure(error, output, json, 2);
   }
-  if (parsed.values.help) {
+  const { command, values, positionals } = parsed;
+  if (values.help) {
     output.out(commandHelp(command));
     return 0;
   }
-  if (parsed.positionals.length !== command.positionals.length) {
-    output.err(`agent-spaces ${command.path.join(' ')}: expected ${command.positionals.map((p) => `<${p}>`).join(' ') || 'no arguments'}\n\n${commandHelp(command)}`);
-    return 2;
-  }
-  if (parsed.values.quiet && parsed.values.verbose) {
-    output.err(`agent-spaces ${command.path.join(' ')}: --quiet and --verbose exclude each other\n\n${commandHelp(command)}`);
-    return 2;
-  }
-  const shown = cliOutput(output, parsed.values.quiet ? 'quiet' : parsed.values.verbose ? 'verbose' : 'normal', !parsed.values.json && useColor(output));
+  const shown = cliOutput(output, values.quiet ? 'quiet' : values.verbose ? 'verbose' : 'normal', !values.json && useColor(output));
   try {
     const run = await command.load();
-    return await run({ values: parsed.values, positionals: parsed.positionals, output: shown });
+    return await run({ values, positionals, output: shown });
   } catch (error) {
-    const wire = toWireError(error);
-    if (parsed.values.json) output.out(toJson({ ok: false, error: wire }));
-    else shown.err(`✗ agent-spaces: ${isAgentSpacesError(error) ? `${wire.code}: ` : ''}${visibleText(wire.message, '  ')}`);
-    if (wire.data !== undefined) shown.debug(visibleText(`  data: ${jsonText(wire.data)}`, '  '));
-    if (error instanceof Error && error.stack) shown.debug(visibleText(`  ${error.stack}`, '  '));
-    return 1;
+    return reportFailure(error, shown, values.json === true, error instanceof Error && isAgentSpacesError(error) && error.code === 'INVALID_ARGUMENTS' ? 2 : 1);
   }
 }
 
-/** Options every command takes. */
-const GLOBAL_OPTIONS = {
-  quiet: { type: 'boolean', short: 'q', description: 'Print only results and problems, no progress' },
-  verbose: { type: 'boolean', description: 'Print details too (the data and stack of an error)' },
-  help: { type: 'boolean', short: 'h', description: 'Show this help' },
-} as const;
-
-function usage(): string {
-  const width = Math.max(...commands.map((c) => signature(c).length));
-  return [
-    'agent-spaces — compile tools into typed code APIs and run agent code against them',
-    '',
-    'Usage: agent-spaces <command> [options]',
-    '',
-    'Commands:',
-    ...commands.map((c) => `  ${signature(c).padEnd(width)}  ${c.description}`),
-    '',
-    'Run `agent-spaces <command> --help` for its options.',
-  ].join('\n');
-}
-
-function signature(c: Command): string {
-  return [...c.path, ...c.positionals.map((p) => `<${p}>`)].join(' ');
-}
-
-function commandHelp(c: Command): string {
-  const lines = [`Usage: agent-spaces ${signature(c)} [options]`, '', c.description, '', 'Options:'];
-  for (const [name, option] of Object.entries(c.options)) {
-    lines.push(`  --${name}${option.type === 'string' ? ` <${option.valueName ?? 'value'}>` : ''}`.padEnd(24) + option.description);
-  }
-  for (const [name, option] of Object.entries(GLOBAL_OPTIONS)) lines.push(`  --${name}`.padEnd(24) + option.description);
-  return lines.join('\n');
+/**
+ * Prints a failed command's error (`✗ agent-spaces: CODE: message` on stderr, or the JSON failure on stdout), its
+ * data and stack with `--verbose`, and a pointer to the help for bad usage; returns `code`.
+ */
+function reportFailure(error: unknown, output: Output & { debug?(text: string): void }, json: boolean, code: number): number {
+  const wire = toWireError(error);
+  const named = typeof wire.data?.command === 'string' && commands.some((c) => c.path.join(' ') === wire.data!.command) ? ` ${wire.data.command}` : '';
+  const who = code === 2 ? `agent-spaces${named}` : 'agent-spaces';
+  if (json) output.out(toJson({ ok: false, error: wire }));
+  else output.err(`✗ ${who}: ${isAgentSpacesError(error) ? `${wire.code}: ` : ''}${visibleText(wire.message, '  ')}`);
+  if (wire.data !== undefined) output.debug?.(visibleText(`  data: ${jsonText(wire.data)}`, '  '));
+  if (error instanceof Error && error.stack) output.debug?.(visibleText(`  ${error.stack}`, '  '));
+  if (code === 2 && !json) output.err(`Run \`agent-spaces${named} --help\` for ${named ? 'its options' : 'the commands'}.`);
+  return code;
 }

@@ -1,22 +1,5 @@
-import type { CommandContext } from './context.js';
+import type { Command, CommandOption } from './options.js';
 
-
-/** One option of a command, as `node:util` parseArgs takes it plus help text. */
-interface CommandOption {
-  type: 'string' | 'boolean';
-  short?: string;
-  description: string;
-  valueName?: string;
-}
-
-/** A CLI command: declared here, implemented in a lazily imported module so start-up stays fast. */
-export interface Command {
-  path: string[];
-  positionals: string[];
-  description: string;
-  options: Record<string, CommandOption>;
-  load(): Promise<(context: CommandContext) => Promise<number>>;
-}
 
 const config: CommandOption = { type: 'string', description: 'Config file (default: agent-spaces.config.{ts,mjs,json})', valueName: 'file' };
 const out: CommandOption = { type: 'string', description: 'Build output folder (default: .agent-spaces)', valueName: 'dir' };
@@ -49,7 +32,7 @@ export const commands: Command[] = [
     path: ['capabilities', 'show'],
     positionals: ['name'],
     description: "Print a built capability's TypeScript declarations",
-    options: { config },
+    options: { config, json },
     load: async () => (await import('./list.js')).show,
   },
   {
@@ -108,7 +91,7 @@ export const commands: Command[] = [
       model: { type: 'string', description: "Model as [provider:]model (default: the config's model)", valueName: 'model' },
       'base-url': { type: 'string', description: "The provider's API root (default: the config's)", valueName: 'url' },
       'max-turns': { type: 'string', description: 'Most model turns (default: 10)', valueName: 'n' },
-      'tool-permission': { type: 'string', description: 'What its code may call: never, tool (default: no gated functions) or always', valueName: 'mode' },
+      'tool-permission': { type: 'string', description: 'What its code may call: never, tool (default: no gated functions) or always', valueName: 'never|tool|always' },
     },
     load: async () => (await import('./ask.js')).ask,
   },
@@ -137,8 +120,8 @@ export const commands: Command[] = [
       'max-sessions': { type: 'string', description: 'Most sessions of all clients; see docs/mcp-server.md for the cap (default: 256)', valueName: 'n' },
       'max-sessions-per-client': { type: 'string', description: 'Most sessions of one client (default: 16)', valueName: 'n' },
       'auth-token': { type: 'string', description: "Bearer token every HTTP request must carry (default: $AGENT_SPACES_MCP_TOKEN; not with the config's server.auth)", valueName: 'token' },
-      headless: { type: 'string', description: 'Calls needing approval when the client cannot be asked: deny (default) or allow', valueName: 'mode' },
-      'log-format': { type: 'string', description: 'Log lines on stderr: text (default) or json (one object per line)', valueName: 'format' },
+      headless: { type: 'string', description: 'Calls needing approval when the client cannot be asked: deny (default), allow, or wait for `agent-spaces approvals`', valueName: 'deny|allow|wait' },
+      'log-format': { type: 'string', description: 'Log lines on stderr: text (default) or json (one object per line)', valueName: 'text|json' },
       'database-url': { type: 'string', description: 'PostgreSQL of the shared stores, for replicas (default: $DATABASE_URL; docs/deployment.md)', valueName: 'url' },
       'redis-url': { type: 'string', description: 'Redis of the shared rate-limit counters (default: $REDIS_URL)', valueName: 'url' },
       'advertise-url': { type: 'string', description: 'Where other replicas reach this one (default: http://127.0.0.1:<port>)', valueName: 'url' },
@@ -167,6 +150,13 @@ export const commands: Command[] = [
     load: async () => (await import('./audit.js')).audit,
   },
   ...approvalCommands(),
+  {
+    path: ['completion'],
+    positionals: ['shell'],
+    description: 'Print the shell completion script for bash, zsh or fish (e.g. `source <(agent-spaces completion bash)`)',
+    options: {},
+    load: async () => (await import('../completion.js')).completion,
+  },
 ];
 
 /** `mcp run`: seed 004's name of `mcp serve` (the same command, listed in the help beside it). */

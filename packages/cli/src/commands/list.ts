@@ -30,12 +30,21 @@ export async function list(context: CommandContext): Promise<number> {
   return 0;
 }
 
-/** `agent-spaces capabilities show <name>`: prints the capability's `index.d.ts`. */
+/**
+ * `agent-spaces capabilities show <name>`: prints the capability's `index.d.ts`; with `--json`, its metadata
+ * (`meta.json`, as `capabilities list --json` lists it) and `declarations`, the same text.
+ */
 export async function show(context: CommandContext): Promise<number> {
   const project = await loadProject(context);
-  const { readDeclarations } = await import('@agent-spaces/compiler');
+  const { listCapabilities, readDeclarations } = await import('@agent-spaces/compiler');
   const name = context.positionals[0]!.replace(/^@capabilities\//, '');
+  const declarations = await readDeclarations(project.outDir, name);
+  if (context.values.json === true) {
+    const meta = (await listCapabilities(project.outDir)).find((m) => m.id === name);
+    context.output.out(toJson({ ...meta, id: name, declarations }));
+    return 0;
+  }
   // Declarations carry the descriptions a source gave (an MCP server's among them): shown, never acted on.
-  context.output.out(visibleText(await readDeclarations(project.outDir, name)));
+  context.output.out(visibleText(declarations));
   return 0;
 }

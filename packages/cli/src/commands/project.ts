@@ -5,7 +5,7 @@ import type { CommandContext } from './context.js';
 export type Project = Awaited<ReturnType<typeof loadProject>>;
 
 /** The project a command works on: its config, root folder and build output folder. */
-export async function loadProject(context: CommandContext) {
+export async function loadProject(context: Pick<CommandContext, 'values'>) {
   const { loadConfig } = await import('@agent-spaces/compiler');
   const configFile = typeof context.values.config === 'string' ? context.values.config : undefined;
   const loaded = await loadConfig({ cwd: process.cwd(), ...(configFile ? { configFile } : {}) });

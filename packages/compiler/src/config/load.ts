@@ -1,5 +1,5 @@
 import { access, readFile } from 'node:fs/promises';
-import { basename, dirname, extname, relative, resolve } from 'node:path';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AgentSpacesError, DEFAULT_OUT_DIR, STD_MODULE, type AgentSpacesConfig, type CapabilityEntry, type McpServers, type OpenApiSourceConfig, type PoliciesConfig, type StdConfig, type TypecheckBudget } from '@agent-spaces/capabilities';
 import { findMcpJson, parseMcpServers, readMcpJson } from '@agent-spaces/mcp/config';
@@ -7,7 +7,7 @@ import { bundleModule, formatBuildError, importCode } from '../bundle.js';
 import { findConfigProblem } from './validate.js';
 import { isPackageEntry, isPackageFolder, toNpmSource, type NpmSource } from '../sources/npm/config.js';
 
-/** Config file names looked up in the working directory, first match wins. */
+/** Config file names looked up in the working directory (then the folders above it), first match wins. */
 export const CONFIG_FILE_NAMES = ['agent-spaces.config.ts', 'agent-spaces.config.mjs', 'agent-spaces.config.json'] as const;
 
 /** The config with every default filled in; paths are absolute. */
@@ -34,7 +34,10 @@ export interface ResolvedConfig {
   typecheck: Partial<TypecheckBudget>;
 }
 
-/** Where to look for the config: `configFile` (relative to `cwd`) or the first of {@link CONFIG_FILE_NAMES} in `cwd`. */
+/**
+ * Where to look for the config: `configFile` (relative to `cwd`), else the first of {@link CONFIG_FILE_NAMES} in `cwd` or
+ * the nearest folder above it, up to the project root (a folder holding `.git`, or the filesystem root).
+ */
 export interface LoadConfigOptions {
   cwd: string;
   configFile?: string;
@@ -102,15 +105,25 @@ function mcpServersOf(config: AgentSpacesConfig): McpServers | undefined {
   return config.mcpServers ?? (Array.isArray(config.capabilities) ? undefined : config.capabilities?.mcpServers);
 }
 
+/**
+ * `configFile` (relative to `cwd`), else the first of {@link CONFIG_FILE_NAMES} in `cwd` or the nearest folder above
+ * it that has one, looking no higher than the project root: the first folder holding `.git`, or the filesystem root.
+ */
 async function findConfigFile({ cwd, configFile }: LoadConfigOptions): Promise<string> {
-  const candidates = configFile ? [resolve(cwd, configFile)] : CONFIG_FILE_NAMES.map((name) => resolve(cwd, name));
-  for (const candidate of candidates) {
-    if (await exists(candidate)) return candidate;
+  if (configFile) {
+    if (await exists(resolve(cwd, configFile))) return resolve(cwd, configFile);
+    throw new AgentSpacesError('CONFIG_NOT_FOUND', `No config file found in ${cwd} (tried ${configFile})`, { cwd, tried: [configFile] });
   }
-  const tried = configFile ? [configFile] : [...CONFIG_FILE_NAMES];
-  throw new AgentSpacesError('CONFIG_NOT_FOUND', `No config file found in ${cwd} (tried ${tried.join(', ')})`, {
+  const searched: string[] = [];
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    searched.push(dir);
+    for (const name of CONFIG_FILE_NAMES) if (await exists(join(dir, name))) return join(dir, name);
+    if (dirname(dir) === dir || (await exists(join(dir, '.git')))) break;
+  }
+  const where = searched.length === 1 ? cwd : `${cwd} or a folder above it up to ${searched.at(-1)}`;
+  throw new AgentSpacesError('CONFIG_NOT_FOUND', `No config file found in ${where} (tried ${CONFIG_FILE_NAMES.join(', ')})`, {
     cwd,
-    tried,
+    tried: [...CONFIG_FILE_NAMES],
   });
 }
 
