@@ -49,6 +49,7 @@ export { MemorySessionStore, type SessionInfo, type SessionQuery, type SessionSt
 export { FileSessionStore } from './stores/session-files.js';
 export { createPolicy } from './policy.js';
 export { loadCapabilities, type LoadOptions } from './load.js';
+export { HostModules } from './executors/module.js';
 export { createOpenApiExecutor } from './executors/openapi.js';
 export type {
   ApprovalAnswer,

@@ -8,7 +8,7 @@ import type { Executor, ExecutorContext } from './executors/executor.js';
 import { httpExecutor } from './executors/http.js';
 import type { McpClientPool } from '@agent-spaces/mcp';
 import { mcpExecutor } from './executors/mcp.js';
-import { HOST_MODULE, ModuleExecutor } from './executors/module.js';
+import { HOST_MODULE, ModuleExecutor, type HostModules } from './executors/module.js';
 import { openApiExecutor } from './executors/openapi.js';
 import { runtimeExecutor } from './executors/runtime.js';
 import { readBuiltFile } from './output/files.js';
@@ -21,8 +21,9 @@ import { loadValidators } from './validate.js';
  * with the params validators the build compiled (`validators.cjs`, read on the first call), and binds each to its
  * executor:
  * - `module`: `<outDir>/<id>/host.mjs`, imported on the first call (at load time when a `defineTool()` function needs
- *   approval and has no message template, so its `approvalMessage` is at hand); with `executor.export` that export is a
- *   `defineTool()` value whose `functions[sourceName].handler` runs, without it the export named `sourceName` does;
+ *   approval and has no message template, so its `approvalMessage` is at hand) under a URL naming its content's hash,
+ *   so a rebuilt module loads afresh (again after `options.hostModules.reload()`); with `executor.export` that export
+ *   is a `defineTool()` value whose `functions[sourceName].handler` runs, without it the export named `sourceName` does;
  * - `http`: `POST url` with `{ capability, function, params }`; a non-2xx status fails with `HANDLER_ERROR`;
  * - `runtime`: `handlers[id]` or `handlers[exportName]`, then `[name]` or `[sourceName]` (`NO_HANDLER` at call time
  *   when missing);
@@ -51,6 +52,8 @@ export interface LoadOptions {
   onMcpToolData?: (id: string, tool: string, data: unknown) => void;
   /** Where `${user:NAME}` in `openapi` auth and headers and `http` headers resolve for the calling principal. */
   userSecrets?: UserCredentials;
+  /** Lets the owner make `module` capabilities load their rebuilt host modules (`reload()`); without it, once. */
+  hostModules?: HostModules;
 }
 
 async function toHostCapability(
@@ -68,7 +71,7 @@ async function toHostCapability(
     onMcpToolData: options.onMcpToolData,
     userSecrets: options.userSecrets,
   };
-  const executor = await bindExecutor(built, context);
+  const executor = await bindExecutor(built, context, options.hostModules);
   const functions = new Map<string, HostFunction>();
   for (const fn of built.functions) {
     const approvalMessage = fn.approvalMessage !== undefined ? approvalTemplate(fn.approvalMessage) : executor.approvalMessage?.(fn);
@@ -114,7 +117,7 @@ function readValidators(outDir: string, id: string): ReadonlyMap<string, Validat
   }
 }
 
-async function bindExecutor(built: BuiltCapability, context: ExecutorContext): Promise<Executor> {
+async function bindExecutor(built: BuiltCapability, context: ExecutorContext, hostModules: HostModules | undefined): Promise<Executor> {
   const spec = built.executor;
   switch (spec.kind) {
     case 'module': {
@@ -126,7 +129,7 @@ async function bindExecutor(built: BuiltCapability, context: ExecutorContext): P
           file,
         });
       }
-      const executor = new ModuleExecutor(context, spec.export);
+      const executor = new ModuleExecutor(context, spec.export, hostModules);
       const needsMessages = built.functions.some(
         (fn) => (fn.requiresApproval || built.config.requiresApproval === true) && fn.approvalMessage === undefined,
       );

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { UserCredentials } from '@agent-spaces/capabilities';
 import { ResultRecorder, listBuiltCapabilities, resolveCapabilityNames } from '@agent-spaces/bridge/output';
-import { loadCapabilities, type HostCapability } from '@agent-spaces/bridge';
+import { HostModules, loadCapabilities, type HostCapability } from '@agent-spaces/bridge';
 import { createStdCapability } from '@agent-spaces/std';
 import { buildInline } from './inline.js';
 import { createSpaceMcp, type SpaceMcp } from './mcp.js';
@@ -46,6 +46,8 @@ export interface SpaceCapabilities {
   mcp: SpaceMcp | undefined;
   /** The folder holding the built files of `id`. */
   dirOf(id: string): string;
+  /** Makes later calls of `module` capabilities run their host modules as rebuilt (`Space.reload`). */
+  hostModules: HostModules;
   /** Removes the inline capabilities' folder, stops the MCP servers and writes the results recorded but not yet written. */
   close(): Promise<void>;
 }
@@ -70,7 +72,9 @@ export async function loadSpaceCapabilities(options: SpaceOptions, paths: SpaceP
     ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
   });
   const recorder = mcp && options.recordResults !== false ? new ResultRecorder(outDir) : undefined;
+  const hostModules = new HostModules();
   const built = await loadCapabilities(capabilitiesDir, builtIds, options.handlers, {
+    hostModules,
     ...(mcp ? { mcp: mcp.pool } : {}),
     userSecrets: host.userSecrets,
     // Redacted before its shape is taken: a secret never reaches the record, not even as a field name.
@@ -91,6 +95,7 @@ export async function loadSpaceCapabilities(options: SpaceOptions, paths: SpaceP
     std,
     mcp,
     dirOf: (id) => (inline.ids.includes(id) ? inline.capabilitiesDir : capabilitiesDir),
+    hostModules,
     async close() {
       await inline.dispose();
       await mcp?.close();

@@ -88,6 +88,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     check: (code) => typecheck.check(code),
     declarations: () => declarations,
     stats: () => sandbox.stats(),
+    reload: () => capabilities.hostModules.reload(),
     createSession: (sessionOptions) => sessions.create(sessionOptions),
     resume: (runId, runOptions = {}) => resumeRun(resumeParts, runId, runOptions),
     restoreSession: (sessionId, runOptions = {}) => restoreSession(resumeParts, sessionId, runOptions),

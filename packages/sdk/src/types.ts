@@ -169,6 +169,12 @@ export interface Space {
   declarations(): ReadonlyMap<string, string>;
   /** How many sandbox processes (0 in-process) and sessions the space holds now. */
   stats(): SandboxStats;
+  /**
+   * After a rebuild: later calls of built `defineTool()` and JSON `module` capabilities run the host code as rebuilt
+   * (with the files it imports); calls executing finish on the code they started with. Functions, types and other
+   * capabilities stay as the space loaded them (a new space sees those; docs/sdk-and-cli.md, "Reloading").
+   */
+  reload(): void;
   /** Ends every session, frees the sandbox and writes the results recorded but not yet written. */
   close(): Promise<void>;
 }
