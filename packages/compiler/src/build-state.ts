@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { OUTPUT_FILES, capabilitiesDir, type CapabilityMeta } from '@agent-spaces/capabilities';
 import { listCapabilities } from './catalog.js';
 
@@ -61,6 +61,24 @@ export async function readBuiltRecords(outDir: string): Promise<BuiltRecord[]> {
   const state = readState(outDir);
   if (state) return state.filter((record) => folders.has(record.id));
   return (await listCapabilities(outDir)).map(recordOf);
+}
+
+/**
+ * What the last build in `outDir` read, by absolute path (resolved against `rootDir`), each with the sources
+ * (relative to `rootDir`) that read it: every key of the capabilities' inputs records (the files a source read; a config
+ * source records its label, `mcpServers.memory`, instead, and the skills their folder too). A source that fails keeps
+ * its last good record, so what it read then is still listed.
+ */
+export async function readBuildInputs(outDir: string, rootDir: string): Promise<Map<string, string[]>> {
+  const readers = new Map<string, string[]>();
+  for (const { file, inputs } of await readBuiltRecords(outDir)) {
+    for (const input of Object.keys(inputs ?? {})) {
+      const path = resolve(rootDir, input);
+      const sources = readers.get(path) ?? [];
+      if (!sources.includes(file)) readers.set(path, [...sources, file]);
+    }
+  }
+  return readers;
 }
 
 /** True when inputs record `a` (absent when there was none) holds exactly the entries of `b`. */

@@ -11,6 +11,7 @@ export { hideDeclaredFunctions } from './emit/hide.js';
 export { configSources } from './sources/config-sources.js';
 export { SKILLS_DIR, SKILLS_ID, checkSkill, skillDeclarations, skillFiles, skillNameProblem, skillsModule, type CheckSkillOptions } from './skills.js';
 export { buildFreshness, type BuildFreshness } from './freshness.js';
+export { readBuildInputs } from './build-state.js';
 export { selfServers } from './sources/mcp-config.js';
 export { inlineSource, isDefineToolValue } from './sources/inline.js';
 export { readOpenApiSource, type OpenApiSourceConfig, type OpenApiSourceResult } from './sources/openapi/index.js';

@@ -17,18 +17,25 @@ const REBUILD: BuildFlags = { force: false, refresh: false };
 const SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
 
 /**
+ * At most this many files the build read outside the watched folders (a module a capability imports from `lib/`) are
+ * watched, each through its folder; past it the rest are listed once as not watched.
+ */
+const MAX_WATCHED_INPUTS = 1000;
+
+/**
  * `capabilities build --watch`, after the first build: rebuilds when a file changes in the config's folder, the skills
- * folder, a source pattern's folder (with its sub-folders when the pattern reaches into them) or an OpenAPI spec's
- * folder (the build itself skips what did not change), and prints one line per rebuild (`--json`: one report per
- * line). `node_modules`, `.git` and the output folder are never watched. A changed config is loaded again; one that
- * does not load is reported and the last good one kept. A failed source keeps its last good output (the build never
- * removes it). Runs until SIGINT or SIGTERM, then exits 0.
+ * folder, a source pattern's folder (with its sub-folders when the pattern reaches into them), an OpenAPI spec's
+ * folder, or any other file the last build recorded as read (a module a capability imports; at most
+ * {@link MAX_WATCHED_INPUTS}, looked for again after every build), and prints one line per rebuild (`--json`: one
+ * report per line). A removed input is said before its rebuild. `node_modules`, `.git` and the output folder are never
+ * watched. A changed config is loaded again; one that does not load is reported and the last good one kept. A failed
+ * source keeps its last good output (the build never removes it). Runs until SIGINT or SIGTERM, then exits 0.
  */
 export async function watch(context: CommandContext, first: Project): Promise<number> {
   const { MCP_PROJECT_FILES, SKILLS_DIR } = await import('@agent-spaces/compiler');
   const mcpFiles = new Set<string>([...MCP_PROJECT_FILES.mcpJson, MCP_PROJECT_FILES.env]);
   const watcher = new ProjectWatcher(context, first, SKILLS_DIR, mcpFiles);
-  watcher.start();
+  await watcher.start();
   context.output.info('Watching for changes (Ctrl-C to stop)');
   await new Promise<void>((done) => {
     process.once('SIGINT', done);
@@ -47,6 +54,11 @@ class ProjectWatcher {
   private readonly json: boolean;
   // Each folder is watched on its own, not recursively: Node's recursive watch on Linux would walk node_modules too.
   private readonly watchers = new Map<string, FSWatcher>();
+  // The files the last build read (bar node_modules and the output), each with the sources that read it.
+  private inputs = new Map<string, string[]>();
+  // The folders watched only for the inputs in them, outside the folders above; events for other files are ignored.
+  private readonly inputWatchers = new Map<string, FSWatcher>();
+  private unwatchedInputs = 0;
   // The entries of the watched folders (bar the watched folders themselves) at the last look.
   private known = new Set<string>();
   private readonly changed = new Set<string>();
@@ -65,15 +77,16 @@ class ProjectWatcher {
     this.json = context.values.json === true;
   }
 
-  /** Starts watching the folders the config names. */
-  start(): void {
+  /** Starts watching the folders the config names and the files the first build read. */
+  async start(): Promise<void> {
     this.rewatch();
+    await this.rewatchInputs();
   }
 
   /** Stops watching and waits for a rebuild under way. */
   async close(): Promise<void> {
     clearTimeout(this.timer);
-    for (const watcher of this.watchers.values()) watcher.close();
+    for (const watcher of [...this.watchers.values(), ...this.inputWatchers.values()]) watcher.close();
     await this.running;
   }
 
@@ -94,6 +107,13 @@ class ProjectWatcher {
     this.schedule();
   }
 
+  private onInputChange(dir: string, name: string | Buffer | null): void {
+    const file = name ? join(dir, name.toString()) : dir;
+    if (!this.inputs.has(file)) return;
+    this.changed.add(file);
+    this.schedule();
+  }
+
   private schedule(): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
@@ -105,17 +125,18 @@ class ProjectWatcher {
     }, SETTLE_MS);
   }
 
-  private watchFolder(dir: string): void {
-    if (this.watchers.has(dir)) return;
+  /** Watches `dir` into `watchers` (the config's folders, or the inputs' ones) with `onEvent`, unless it is already. */
+  private watchFolder(dir: string, watchers = this.watchers, onEvent = (name: string | Buffer | null) => this.onChange(dir, name)): void {
+    if (watchers.has(dir)) return;
     try {
-      const watcher = watchDir(dir, (_event, name) => this.onChange(dir, name)).on('error', () => {
+      const watcher = watchDir(dir, (_event, name) => onEvent(name)).on('error', () => {
         // A folder that can no longer be watched: forgotten, and looked for again.
         watcher.close();
-        this.watchers.delete(dir);
+        watchers.delete(dir);
         this.rescan = true;
         this.schedule();
       });
-      this.watchers.set(dir, watcher);
+      watchers.set(dir, watcher);
     } catch (error) {
       // A folder that went away since it was found is no problem; running out of watches is said.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.fail(this.rel(dir), `not watched: ${toWireError(error).message}`);
@@ -137,6 +158,29 @@ class ProjectWatcher {
     return moved;
   }
 
+  /**
+   * Reads what the last build read and watches the folders of those files outside the watched folders (an import
+   * added is watched from now on, one dropped no longer); says once when the cap leaves some unwatched.
+   */
+  private async rewatchInputs(): Promise<void> {
+    const { readBuildInputs } = await import('@agent-spaces/compiler');
+    const read = await readBuildInputs(this.project.outDir, this.project.rootDir).catch(() => new Map<string, string[]>());
+    this.inputs = new Map([...read].filter(([file]) => !this.skipped(file) && !file.split(sep).some((part) => SKIPPED_FOLDERS.has(part))));
+    const outside = [...this.inputs.keys()].filter((file) => !this.watchers.has(dirname(file))).sort();
+    const folders = new Set(outside.slice(0, MAX_WATCHED_INPUTS).map((file) => dirname(file)));
+    for (const [dir, watcher] of this.inputWatchers) {
+      if (folders.has(dir)) continue;
+      watcher.close();
+      this.inputWatchers.delete(dir);
+    }
+    for (const dir of folders) this.watchFolder(dir, this.inputWatchers, (name) => this.onInputChange(dir, name));
+    const unwatched = Math.max(0, outside.length - MAX_WATCHED_INPUTS);
+    if (unwatched > 0 && unwatched !== this.unwatchedInputs) {
+      this.fail(this.list(outside.slice(MAX_WATCHED_INPUTS, MAX_WATCHED_INPUTS + 3)), `${unwatched} files the build reads are not watched (at most ${MAX_WATCHED_INPUTS} are, besides the watched folders)`);
+    }
+    this.unwatchedInputs = unwatched;
+  }
+
   /** The files that changed since the last rebuild, taken (and the known entries brought up to date). */
   private takeChanges(): string[] {
     // What came or went in folders that came or went is a change, even when no event named it.
@@ -145,7 +189,9 @@ class ProjectWatcher {
     for (const file of this.changed) {
       const exists = existsSync(file);
       // A file that appeared and went between two looks (a tool's temp file) is no change.
-      if (exists || this.known.has(file)) seen.add(file);
+      if (exists || this.known.has(file) || this.inputs.has(file)) seen.add(file);
+      // Only the watched folders' entries are known: an input's folder is not listed.
+      if (!this.watchers.has(dirname(file))) continue;
       if (exists) this.known.add(file);
       else this.known.delete(file);
     }
@@ -171,15 +217,17 @@ class ProjectWatcher {
     if (files.length === 0) return;
     const configChanged = files.some((file) => file === this.project.file || this.mcpFiles.has(basename(file)));
     if (configChanged && !(await this.reloadConfig())) return;
-    let report: BuildReport;
+    for (const file of files) {
+      const readers = this.inputs.get(file);
+      if (readers && !existsSync(file)) this.fail(this.rel(file), `removed (read by ${readers.join(', ')})`);
+    }
     try {
-      report = await buildProject(this.project, REBUILD, undefined);
+      this.printRebuild(files, await buildProject(this.project, REBUILD, undefined));
     } catch (error) {
       // An output folder that cannot be written, a folder that went away: said, and the watch goes on.
       this.fail(this.list(files), toWireError(error).message);
-      return;
     }
-    this.printRebuild(files, report);
+    await this.rewatchInputs();
   }
 
   /** One line for the rebuild caused by `files` (`--json`: its report), then each failed capability's diagnostics. */
