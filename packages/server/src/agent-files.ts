@@ -3,6 +3,7 @@ import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'no
 import { createRequire } from 'node:module';
 import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { AgentSpacesError, isAgentSpacesError } from '@agent-spaces/capabilities';
+import { findSchemaProblems } from '@agent-spaces/compiler/file-schemas';
 import { parseServerConfig, type SpaceDefinition } from './config.js';
 
 /** Folder of agent files, relative to the project, when the config's `server.agentsDir` names none. */
@@ -90,14 +91,17 @@ export function readAgentFile(path: string, file: string): SpaceDefinition {
 }
 
 /**
- * `value` (one `spaces[]` entry) checked by the config's parser, as in {@link readAgentFile}: `id` defaults to
- * `defaultId`, `name` to the id; errors name `where` and the field without the `spaces[0].` of the config.
+ * `value` (one `spaces[]` entry) checked against `agent-file.schema.json`, then by the config's parser, as in
+ * {@link readAgentFile}: `id` defaults to `defaultId`, `name` to the id; errors name `where` and the field without the
+ * `spaces[0].` of the config.
  */
 export function parseAgentDefinition(value: unknown, where: string, defaultId: string): SpaceDefinition {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new AgentSpacesError('CONFIG_INVALID', `${where}: default must be an object (one space: id, name, systemPrompt, …)`, { file: where, key: 'default' });
   }
   const entry = value as Record<string, unknown>;
+  const [problem] = findSchemaProblems('agent', entry);
+  if (problem) throw new AgentSpacesError('CONFIG_INVALID', `${where}: ${problem.message}`, { file: where, key: problem.path || 'default' });
   const id = entry.id ?? defaultId;
   const withDefaults = { ...entry, id, name: entry.name ?? id };
   try {

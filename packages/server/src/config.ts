@@ -1,6 +1,7 @@
 import { AgentSpacesError, type ObjectSchema } from '@agent-spaces/capabilities';
-import { TOOL_PERMISSIONS, parseModel, type ModelSettings, type ToolPermission } from '@agent-spaces/sdk';
+import { parseModel, type ModelSettings, type ToolPermission } from '@agent-spaces/sdk';
 import { isSecureUrl } from './auth/discovery.js';
+import { findSchemaProblems } from '@agent-spaces/compiler/file-schemas';
 
 /** A skill of a space (seed 001): an injectable prompt fragment, switched on or off. */
 export interface SkillDefinition {
@@ -212,251 +213,80 @@ export function spacePromptName(spaceId: string): string {
   return `inject-${spaceId}`;
 }
 
-const ID = /^[A-Za-z0-9_.-]{1,64}$/;
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
 /**
- * Validates the server part of a config object (`{ server?, spaces? }`; other keys are ignored) and returns it typed.
- * Throws `CONFIG_INVALID` whose message names `file` and the field (`spaces[0].tools[1].parameters`); `data.key` holds
- * the field path.
+ * Validates the server part of a config object (`{ server?, spaces?, model? }`; other keys are ignored) and returns it
+ * typed: its shape against `config.schema.json` (unknown keys with a "did you mean"), then what a schema cannot say
+ * (URLs, folders, unique names, fields that exclude each other). Throws `CONFIG_INVALID` whose message names `file` and
+ * the field (`spaces[0].tools[1].parameters.type`); `data.key` holds the field path.
  */
 export function parseServerConfig(value: unknown, file: string): ServerConfig {
   const check = new Checker(file);
   const root = check.object(value, 'default');
-  const server = root.server === undefined ? {} : parseSettings(check, root.server);
-  const spaces = root.spaces === undefined ? [] : check.array(root.spaces, 'spaces').map((item, i) => parseSpace(check, item, `spaces[${i}]`));
+  const part = Object.fromEntries(['server', 'spaces', 'model'].filter((key) => root[key] !== undefined).map((key) => [key, root[key]]));
+  const [problem] = findSchemaProblems('config', part);
+  if (problem) throw new AgentSpacesError('CONFIG_INVALID', `${file}: ${problem.message}`, { file, key: problem.path || 'default' });
+  const server = root.server === undefined ? {} : parseSettings(check, root.server as ServerSettings);
+  const spaces = ((root.spaces ?? []) as Record<string, unknown>[]).map((item, i) => parseSpace(check, item, `spaces[${i}]`));
   checkUnique(check, spaces);
   return root.model === undefined ? { server, spaces } : { server, spaces, model: parseModel(root.model, 'model', file) };
 }
 
-function parseSettings(check: Checker, value: unknown): ServerSettings {
-  const o = check.object(value, 'server', [
-    'timeoutSeconds',
-    'maxSessions',
-    'maxSessionsPerClient',
-    'disconnectGraceSeconds',
-    'clientIdleSeconds',
-    'unusedClientSeconds',
-    'maxUnusedClientsPerAddress',
-    'maxUnusedClients',
-    'maxSessionProcesses',
-    'requestTimeoutSeconds',
-    'headlessMode',
-    'host',
-    'port',
-    'allowedHosts',
-    'allowedOrigins',
-    'rateLimit',
-    'databaseUrl',
-    'redisUrl',
-    'advertiseUrl',
-    'auth',
-    'agentsDir',
-    'assignment',
-    'a2a',
-  ]);
-  const settings: ServerSettings = {};
-  if (o.timeoutSeconds !== undefined) settings.timeoutSeconds = check.positive(o.timeoutSeconds, 'server.timeoutSeconds');
-  if (o.maxSessions !== undefined) settings.maxSessions = check.integer(o.maxSessions, 'server.maxSessions', 1);
-  if (o.maxSessionsPerClient !== undefined) settings.maxSessionsPerClient = check.integer(o.maxSessionsPerClient, 'server.maxSessionsPerClient', 1);
-  if (o.disconnectGraceSeconds !== undefined) settings.disconnectGraceSeconds = check.positive(o.disconnectGraceSeconds, 'server.disconnectGraceSeconds');
-  if (o.clientIdleSeconds !== undefined) settings.clientIdleSeconds = check.positive(o.clientIdleSeconds, 'server.clientIdleSeconds');
-  if (o.unusedClientSeconds !== undefined) settings.unusedClientSeconds = check.positive(o.unusedClientSeconds, 'server.unusedClientSeconds');
-  if (o.maxUnusedClientsPerAddress !== undefined) {
-    settings.maxUnusedClientsPerAddress = check.integer(o.maxUnusedClientsPerAddress, 'server.maxUnusedClientsPerAddress', 1);
+/** `server` (well-shaped) with its URLs and folders checked, as a new object. */
+function parseSettings(check: Checker, value: ServerSettings): ServerSettings {
+  const settings = structuredClone(value);
+  if (settings.databaseUrl !== undefined) engineUrl(check, settings.databaseUrl, 'server.databaseUrl', ['postgres:', 'postgresql:']);
+  if (settings.redisUrl !== undefined) engineUrl(check, settings.redisUrl, 'server.redisUrl', ['redis:', 'rediss:', 'valkey:']);
+  if (settings.advertiseUrl !== undefined) engineUrl(check, settings.advertiseUrl, 'server.advertiseUrl', ['http:', 'https:']);
+  if (settings.auth !== undefined) {
+    secureUrl(check, settings.auth.issuer, 'server.auth.issuer');
+    engineUrl(check, settings.auth.audience, 'server.auth.audience', ['http:', 'https:']);
+    if (settings.auth.jwksUri !== undefined) secureUrl(check, settings.auth.jwksUri, 'server.auth.jwksUri');
   }
-  if (o.maxUnusedClients !== undefined) settings.maxUnusedClients = check.integer(o.maxUnusedClients, 'server.maxUnusedClients', 1);
-  if (o.maxSessionProcesses !== undefined) settings.maxSessionProcesses = check.integer(o.maxSessionProcesses, 'server.maxSessionProcesses', 1);
-  if (o.requestTimeoutSeconds !== undefined) settings.requestTimeoutSeconds = check.positive(o.requestTimeoutSeconds, 'server.requestTimeoutSeconds');
-  if (o.headlessMode !== undefined) {
-    if (o.headlessMode !== 'deny' && o.headlessMode !== 'allow' && o.headlessMode !== 'wait') check.fail('server.headlessMode', 'must be "deny", "allow" or "wait"');
-    settings.headlessMode = o.headlessMode;
+  if (settings.agentsDir !== undefined) projectFolder(check, settings.agentsDir, 'server.agentsDir');
+  if (settings.assignment?.allow && settings.auth !== undefined && !settings.assignment.groups?.length) {
+    check.fail('server.assignment.groups', 'must name the groups that may assign (required with server.auth)');
   }
-  if (o.host !== undefined) settings.host = check.string(o.host, 'server.host');
-  if (o.port !== undefined) settings.port = check.integer(o.port, 'server.port', 0, 65535);
-  if (o.allowedHosts !== undefined) settings.allowedHosts = check.strings(o.allowedHosts, 'server.allowedHosts');
-  if (o.allowedOrigins !== undefined) settings.allowedOrigins = check.strings(o.allowedOrigins, 'server.allowedOrigins');
-  if (o.databaseUrl !== undefined) settings.databaseUrl = engineUrl(check, o.databaseUrl, 'server.databaseUrl', ['postgres:', 'postgresql:']);
-  if (o.redisUrl !== undefined) settings.redisUrl = engineUrl(check, o.redisUrl, 'server.redisUrl', ['redis:', 'rediss:', 'valkey:']);
-  if (o.advertiseUrl !== undefined) settings.advertiseUrl = engineUrl(check, o.advertiseUrl, 'server.advertiseUrl', ['http:', 'https:']);
-  if (o.auth !== undefined) settings.auth = parseAuth(check, o.auth);
-  if (o.agentsDir !== undefined) settings.agentsDir = projectFolder(check, o.agentsDir, 'server.agentsDir');
-  if (o.assignment !== undefined) settings.assignment = parseAssignment(check, o.assignment, settings.auth !== undefined);
-  if (o.a2a !== undefined) settings.a2a = parseA2A(check, o.a2a);
-  if (o.rateLimit === false) settings.rateLimit = false;
-  else if (o.rateLimit !== undefined) {
-    const r = check.object(o.rateLimit, 'server.rateLimit', ['requests', 'windowSeconds']);
-    settings.rateLimit = {
-      requests: check.integer(r.requests, 'server.rateLimit.requests', 1),
-      windowSeconds: check.positive(r.windowSeconds, 'server.rateLimit.windowSeconds'),
-    };
-  }
+  if (settings.a2a?.url !== undefined) engineUrl(check, settings.a2a.url, 'server.a2a.url', ['http:', 'https:']);
   return settings;
 }
 
-function parseAssignment(check: Checker, value: unknown, oauth: boolean): AssignmentSettings {
-  const o = check.object(value, 'server.assignment', ['allow', 'groups']);
-  if (typeof o.allow !== 'boolean') check.fail('server.assignment.allow', 'must be a boolean');
-  const assignment: AssignmentSettings = { allow: o.allow };
-  if (o.groups !== undefined) assignment.groups = check.strings(o.groups, 'server.assignment.groups');
-  if (oauth && assignment.allow && !assignment.groups?.length) check.fail('server.assignment.groups', 'must name the groups that may assign (required with server.auth)');
-  return assignment;
-}
-
-/** `value` as a folder relative to the project that stays inside it (no absolute path, `~` or `..`). */
-function projectFolder(check: Checker, value: unknown, key: string): string {
-  const text = check.string(value, key);
+/** `text`, a folder relative to the project that must stay inside it (no absolute path, `~` or `..`). */
+function projectFolder(check: Checker, text: string, key: string): void {
   if (/^([/\\~]|[A-Za-z]:)/.test(text) || text.split(/[/\\]/).includes('..')) check.fail(key, 'must be a folder relative to the project, inside it');
-  return text;
 }
 
-function parseA2A(check: Checker, value: unknown): A2ASettings {
-  const o = check.object(value, 'server.a2a', ['enabled', 'space', 'url', 'maxMessageBytes', 'maxTasksPerPrincipal']);
-  if (typeof o.enabled !== 'boolean') check.fail('server.a2a.enabled', 'must be a boolean');
-  const a2a: A2ASettings = { enabled: o.enabled };
-  if (o.space !== undefined) a2a.space = check.string(o.space, 'server.a2a.space');
-  if (o.url !== undefined) a2a.url = engineUrl(check, o.url, 'server.a2a.url', ['http:', 'https:']);
-  if (o.maxMessageBytes !== undefined) a2a.maxMessageBytes = check.integer(o.maxMessageBytes, 'server.a2a.maxMessageBytes', 1024, 4 * 1024 * 1024);
-  if (o.maxTasksPerPrincipal !== undefined) a2a.maxTasksPerPrincipal = check.integer(o.maxTasksPerPrincipal, 'server.a2a.maxTasksPerPrincipal', 1, 1000);
-  return a2a;
-}
-
-const CLAIM_NAME = /^[A-Za-z0-9_.:/-]{1,128}$/;
-
-function parseAuth(check: Checker, value: unknown): AuthSettings {
-  const o = check.object(value, 'server.auth', ['issuer', 'audience', 'jwksUri', 'scopes', 'groupsClaim']);
-  const auth: AuthSettings = {
-    issuer: secureUrl(check, o.issuer, 'server.auth.issuer'),
-    audience: engineUrl(check, o.audience, 'server.auth.audience', ['http:', 'https:']),
-  };
-  if (o.jwksUri !== undefined) auth.jwksUri = secureUrl(check, o.jwksUri, 'server.auth.jwksUri');
-  if (o.scopes !== undefined) {
-    auth.scopes = check.strings(o.scopes, 'server.auth.scopes');
-    auth.scopes.forEach((scope, i) => {
-      if (/\s|"|\\/.test(scope)) check.fail(`server.auth.scopes[${i}]`, 'may not hold spaces, quotes or backslashes');
-    });
-  }
-  if (o.groupsClaim !== undefined) {
-    auth.groupsClaim = check.string(o.groupsClaim, 'server.auth.groupsClaim');
-    if (!CLAIM_NAME.test(auth.groupsClaim)) check.fail('server.auth.groupsClaim', 'must be a claim name (letters, digits, "_", ".", ":", "/", "-"; at most 128)');
-  }
-  return auth;
-}
-
-/** `value` as an https URL, or an http one of a loopback host (`127.0.0.1`, `localhost`, `[::1]`: tests, a local issuer). */
-function secureUrl(check: Checker, value: unknown, key: string): string {
-  const text = engineUrl(check, value, key, ['http:', 'https:']);
+/** `text` as an https URL, or an http one of a loopback host (`127.0.0.1`, `localhost`, `[::1]`: tests, a local issuer). */
+function secureUrl(check: Checker, text: string, key: string): void {
+  engineUrl(check, text, key, ['http:', 'https:']);
   if (!isSecureUrl(text)) check.fail(key, 'must be an https URL (http only for 127.0.0.1, localhost or [::1])');
   const url = new URL(text);
   if (url.hash !== '' || url.search !== '') check.fail(key, 'may not have a query or a fragment');
-  return text;
 }
 
-const SPACE_KEYS = [
-  'id',
-  'name',
-  'description',
-  'version',
-  'systemPrompt',
-  'skills',
-  'capabilities',
-  'tools',
-  'prompts',
-  'instructions',
-  'model',
-  'toolPermission',
-];
-
-/** `value` as a URL of one of `protocols`; never echoed in the error (it may hold a password). */
-function engineUrl(check: Checker, value: unknown, key: string, protocols: readonly string[]): string {
-  const text = check.string(value, key);
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(text).protocol;
-  } catch {
-    check.fail(key, `must be a URL (${protocols.map((p) => `${p}//…`).join(', ')})`);
-  }
+/** `text` must be a URL of one of `protocols`; never echoed in the error (it may hold a password). */
+function engineUrl(check: Checker, text: string, key: string, protocols: readonly string[]): void {
+  const protocol = URL.canParse(text) ? new URL(text).protocol : undefined;
+  if (protocol === undefined) check.fail(key, `must be a URL (${protocols.map((p) => `${p}//…`).join(', ')})`);
   if (!protocols.includes(protocol)) check.fail(key, `must be a ${protocols.join(' or ')} URL, not ${protocol}`);
-  return text;
 }
 
-function parseSpace(check: Checker, value: unknown, at: string): SpaceDefinition {
-  const o = check.object(value, at, SPACE_KEYS);
-  const id = check.string(o.id, `${at}.id`);
-  if (!ID.test(id)) check.fail(`${at}.id`, 'may hold only letters, digits, ".", "_" and "-" (at most 64)');
-  const space: SpaceDefinition = { id, name: check.string(o.name, `${at}.name`) };
-  for (const key of ['description', 'version', 'systemPrompt', 'instructions'] as const) {
-    if (o[key] !== undefined) space[key] = check.string(o[key], `${at}.${key}`, true);
-  }
-  if (o.capabilities !== undefined) space.capabilities = check.strings(o.capabilities, `${at}.capabilities`);
-  if (o.skills !== undefined) {
-    space.skills = check.array(o.skills, `${at}.skills`).map((item, i) => {
-      const where = `${at}.skills[${i}]`;
-      const s = check.object(item, where, ['id', 'name', 'description', 'enabled']);
-      if (typeof s.enabled !== 'boolean') check.fail(`${where}.enabled`, 'must be a boolean');
-      return {
-        id: check.string(s.id, `${where}.id`),
-        name: check.string(s.name, `${where}.name`),
-        description: check.string(s.description, `${where}.description`, true),
-        enabled: s.enabled,
-      };
-    });
-  }
-  if (o.tools !== undefined) space.tools = check.array(o.tools, `${at}.tools`).map((item, i) => parseTool(check, item, `${at}.tools[${i}]`));
-  if (o.prompts !== undefined) {
-    space.prompts = check.array(o.prompts, `${at}.prompts`).map((item, i) => parsePrompt(check, item, `${at}.prompts[${i}]`));
-  }
-  if (o.model !== undefined) space.model = parseModel(o.model, `${at}.model`, check.file);
-  if (o.toolPermission !== undefined) {
-    if (!TOOL_PERMISSIONS.includes(o.toolPermission as ToolPermission)) check.fail(`${at}.toolPermission`, `must be one of ${TOOL_PERMISSIONS.map((p) => `"${p}"`).join(', ')}`);
-    space.toolPermission = o.toolPermission as ToolPermission;
-  }
+/** One space (well-shaped) as a new object without `$schema`; its model is read by the SDK, its tools checked. */
+function parseSpace(check: Checker, value: Record<string, unknown>, at: string): SpaceDefinition {
+  const space = structuredClone(Object.fromEntries(Object.entries(value).filter(([key]) => key !== '$schema'))) as unknown as SpaceDefinition;
+  if (space.model !== undefined) space.model = parseModel(space.model, `${at}.model`, check.file);
+  space.tools?.forEach((tool, i) => checkTool(check, tool as unknown as Record<string, unknown>, `${at}.tools[${i}]`));
   return space;
 }
 
-function parseTool(check: Checker, value: unknown, at: string): UserTool | PromptTool {
-  const o = check.object(value, at, ['name', 'description', 'parameters', 'code', 'prompt', 'maxTurns']);
-  const name = check.string(o.name, `${at}.name`);
-  if (!TOOL_NAME.test(name)) check.fail(`${at}.name`, 'may hold only letters, digits, "_" and "-" (at most 64)');
-  const parameters = check.object(o.parameters, `${at}.parameters`);
-  if (parameters.type !== 'object') check.fail(`${at}.parameters.type`, 'must be "object" (a tool takes one arguments object)');
-  if (parameters.properties !== undefined) check.object(parameters.properties, `${at}.parameters.properties`);
-  const common = { name, description: check.string(o.description, `${at}.description`), parameters: parameters as unknown as ObjectSchema };
-  if ((o.code === undefined) === (o.prompt === undefined)) check.fail(at, 'must have exactly one of "code" and "prompt"');
-  if (o.code !== undefined) {
-    if (o.maxTurns !== undefined) check.fail(`${at}.maxTurns`, 'applies only to a tool with "prompt"');
-    return { ...common, code: check.string(o.code, `${at}.code`) };
-  }
-  const tool: PromptTool = { ...common, prompt: check.string(o.prompt, `${at}.prompt`) };
-  if (o.maxTurns !== undefined) tool.maxTurns = check.integer(o.maxTurns, `${at}.maxTurns`, 1, 100);
-  return tool;
+/** A tool has exactly one of `code` and `prompt`, and `maxTurns` only with `prompt`. */
+function checkTool(check: Checker, tool: Record<string, unknown>, at: string): void {
+  if ((tool.code === undefined) === (tool.prompt === undefined)) check.fail(at, 'must have exactly one of "code" and "prompt"');
+  if (tool.code !== undefined && tool.maxTurns !== undefined) check.fail(`${at}.maxTurns`, 'applies only to a tool with "prompt"');
 }
 
 /** True for a tool answered by a headless agent rather than a script. */
 export function isPromptTool(tool: UserTool | PromptTool): tool is PromptTool {
   return 'prompt' in tool;
-}
-
-function parsePrompt(check: Checker, value: unknown, at: string): PromptTemplate {
-  const o = check.object(value, at, ['name', 'description', 'arguments', 'template']);
-  const name = check.string(o.name, `${at}.name`);
-  if (!TOOL_NAME.test(name)) check.fail(`${at}.name`, 'may hold only letters, digits, "_" and "-" (at most 64)');
-  const prompt: PromptTemplate = { name, template: check.string(o.template, `${at}.template`) };
-  if (o.description !== undefined) prompt.description = check.string(o.description, `${at}.description`, true);
-  if (o.arguments !== undefined) {
-    prompt.arguments = check.array(o.arguments, `${at}.arguments`).map((item, i) => {
-      const where = `${at}.arguments[${i}]`;
-      const a = check.object(item, where, ['name', 'description', 'required']);
-      const argument: PromptArgumentDefinition = { name: check.string(a.name, `${where}.name`) };
-      if (a.description !== undefined) argument.description = check.string(a.description, `${where}.description`, true);
-      if (a.required !== undefined) {
-        if (typeof a.required !== 'boolean') check.fail(`${where}.required`, 'must be a boolean');
-        argument.required = a.required;
-      }
-      return argument;
-    });
-  }
-  return prompt;
 }
 
 /** Space ids, tool names and prompt names must be unique across the whole server. */
@@ -478,7 +308,7 @@ function checkUnique(check: Checker, spaces: SpaceDefinition[]): void {
   });
 }
 
-/** Small typed readers that throw `CONFIG_INVALID` naming the file and the field. */
+/** Throws `CONFIG_INVALID` naming the file and the field. */
 class Checker {
   constructor(readonly file: string) {}
 
@@ -486,39 +316,8 @@ class Checker {
     throw new AgentSpacesError('CONFIG_INVALID', `${this.file}: ${key} ${problem}`, { file: this.file, key });
   }
 
-  object(value: unknown, key: string, known?: readonly string[]): Record<string, unknown> {
+  object(value: unknown, key: string): Record<string, unknown> {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) this.fail(key, 'must be an object');
-    const record = value as Record<string, unknown>;
-    if (known) {
-      const unknownKey = Object.keys(record).find((k) => !known.includes(k));
-      if (unknownKey !== undefined) this.fail(`${key}.${unknownKey}`, `is not a known key (known: ${known.join(', ')})`);
-    }
-    return record;
-  }
-
-  array(value: unknown, key: string): unknown[] {
-    if (!Array.isArray(value)) this.fail(key, 'must be an array');
-    return value;
-  }
-
-  string(value: unknown, key: string, allowEmpty = false): string {
-    if (typeof value !== 'string' || (!allowEmpty && value.length === 0)) this.fail(key, allowEmpty ? 'must be a string' : 'must be a non-empty string');
-    return value;
-  }
-
-  strings(value: unknown, key: string): string[] {
-    return this.array(value, key).map((item, i) => this.string(item, `${key}[${i}]`));
-  }
-
-  integer(value: unknown, key: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      this.fail(key, `must be an integer from ${min}${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}`);
-    }
-    return value;
-  }
-
-  positive(value: unknown, key: string): number {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) this.fail(key, 'must be a positive number');
-    return value;
+    return value as Record<string, unknown>;
   }
 }

@@ -2,48 +2,22 @@ import { findOpenApiSourceProblem } from '../sources/openapi/config.js';
 import { findPackageEntryProblem, isPackageEntry } from '../sources/npm/config.js';
 import { findPoliciesProblem, findStdConfigProblem, findTypecheckBudgetProblem, isAgentSpacesError, isRecord, type AgentSpacesConfig } from '@agent-spaces/capabilities';
 import { parseMcpServers } from '@agent-spaces/mcp/config';
+import { findSchemaProblems } from './file-schemas.js';
 
-/** Checks one config value; returns what is wrong with it (`must be an array of strings`), or undefined when valid. */
+/** Checks one config value the schema found well-shaped; returns what is wrong with it, or undefined when valid. */
 type ConfigCheck = (value: unknown) => string | undefined;
 
-const nonEmptyString: ConfigCheck = (value) =>
-  typeof value === 'string' && value.length > 0 ? undefined : 'must be a non-empty string';
-
-const object: ConfigCheck = (value) => (isRecord(value) ? undefined : 'must be an object');
-
-const boolean: ConfigCheck = (value) => (typeof value === 'boolean' ? undefined : 'must be true or false');
-
-const objectArray: ConfigCheck = (value) =>
-  Array.isArray(value) && value.every((item) => object(item) === undefined) ? undefined : 'must be an array of objects';
-
-/**
- * `capabilities`: file globs and npm packages (`npm:<package>`, `{ package, … }`, checked by the npm source), or the
- * registry shape `{ global: [...], mcpServers: {...} }`.
- */
+/** The npm package entries of `capabilities` (the schema checks the rest), through the npm source's check. */
 const capabilities: ConfigCheck = (value) => {
-  if (isRecord(value)) {
-    for (const key of Object.keys(value)) if (key !== 'global' && key !== 'mcpServers') return `has an unknown key "${key}" (known: global, mcpServers)`;
-    const problem = value.global === undefined ? undefined : capabilityEntries(value.global);
-    if (problem) return `global${problem.startsWith('[') ? '' : ' '}${problem}`;
-    const servers = value.mcpServers === undefined ? undefined : mcpServers(value.mcpServers);
-    return servers ? `mcpServers: ${servers}` : undefined;
+  const entries = Array.isArray(value) ? value : (value as { global?: unknown[] }).global;
+  for (const [index, entry] of (entries ?? []).entries()) {
+    const problem = isPackageEntry(entry) ? findPackageEntryProblem(entry) : undefined;
+    if (problem) return `${Array.isArray(value) ? '' : 'global'}[${index}]${problem.key ? `.${problem.key}` : ''} ${problem.message}`;
   }
-  return capabilityEntries(value);
+  const servers = Array.isArray(value) ? undefined : (value as { mcpServers?: unknown }).mcpServers;
+  const problem = servers === undefined ? undefined : mcpServers(servers);
+  return problem ? `mcpServers: ${problem}` : undefined;
 };
-
-/** The entries of the array form of `capabilities`: the problem of the first bad one (`[2].mode must be …`). */
-function capabilityEntries(value: unknown): string | undefined {
-  if (!Array.isArray(value)) return 'must be an array of file globs and npm packages, or { global, mcpServers }';
-  for (const [index, entry] of value.entries()) {
-    const problem = isPackageEntry(entry)
-      ? findPackageEntryProblem(entry)
-      : typeof entry === 'string' && entry !== ''
-        ? undefined
-        : { message: 'must be a file glob, npm:<package> or { package, name?, exports?, mode? }' };
-    if (problem) return `[${index}]${problem.key ? `.${problem.key}` : ''} ${problem.message}`;
-  }
-  return undefined;
-}
 
 /** `mcpServers` through the MCP package's parser, so the problem names the server and field (`memory.command …`). */
 const mcpServers: ConfigCheck = (value) => {
@@ -58,8 +32,7 @@ const mcpServers: ConfigCheck = (value) => {
 
 /** Each `openapi` entry through the OpenAPI source check, naming the entry and field (`[1].spec must be …`). */
 const openapi: ConfigCheck = (value) => {
-  if (!Array.isArray(value)) return 'must be an array of OpenAPI sources ({ name, spec } or { name, url })';
-  for (const [index, entry] of value.entries()) {
+  for (const [index, entry] of (value as unknown[]).entries()) {
     const problem = findOpenApiSourceProblem(entry);
     if (problem) return `[${index}]${problem.key ? `.${problem.key}` : ''} ${problem.message}`;
   }
@@ -67,15 +40,17 @@ const openapi: ConfigCheck = (value) => {
 };
 
 /**
- * Every key `agent-spaces.config.*` may set and how it is checked. Adding a config key is one line here
- * (the mapped type makes a key added to `AgentSpacesConfig` without a check a type error).
+ * Every key `agent-spaces.config.*` may set, and the check of what its schema cannot say (`undefined`: the schema
+ * says it all). Shapes are `config.schema.json`'s; a test holds this table's keys and the schema's properties equal,
+ * and the mapped type makes a key added to `AgentSpacesConfig` without a line here a type error.
  */
-const CONFIG_KEYS: { readonly [K in keyof Required<AgentSpacesConfig>]: ConfigCheck } = {
+export const CONFIG_KEYS: { readonly [K in keyof Required<AgentSpacesConfig>]: ConfigCheck | undefined } = {
   capabilities,
-  outDir: nonEmptyString,
-  server: object,
-  spaces: objectArray,
-  model: object,
+  outDir: undefined,
+  // Checked by `mcp serve` itself (packages/server/src/config.ts), as agent files are.
+  server: undefined,
+  spaces: undefined,
+  model: undefined,
   mcpServers,
   openapi,
   policies: (value) => {
@@ -86,33 +61,33 @@ const CONFIG_KEYS: { readonly [K in keyof Required<AgentSpacesConfig>]: ConfigCh
     const problem = findStdConfigProblem(value);
     return problem === undefined ? undefined : `is invalid (${problem.message})`;
   },
-  recordResults: boolean,
-  userSecrets: nonEmptyString,
+  recordResults: undefined,
+  userSecrets: undefined,
   typecheck: (value) => {
     const problem = findTypecheckBudgetProblem(value);
     return problem === undefined ? undefined : `is invalid (${problem})`;
   },
 };
 
-/** One problem found in a config object: the key (dotted path) and what is wrong. */
+/** One problem found in a config object: the key (`server.port`, `default` for the whole file) and what is wrong. */
 export interface ConfigProblem {
   key: string;
   message: string;
 }
 
-/** Validates a config file's default export against {@link CONFIG_KEYS}; returns the first problem, if any. */
+/**
+ * Validates a config file's default export: against `config.schema.json` (unknown keys with a "did you mean"), then
+ * each key's own check in {@link CONFIG_KEYS}; returns the first problem, if any.
+ */
 export function findConfigProblem(value: unknown): ConfigProblem | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { key: 'default', message: 'the default export must be an object' };
   }
-  const checks: Readonly<Record<string, ConfigCheck>> = CONFIG_KEYS;
+  const [shape] = findSchemaProblems('config', withoutUndefined(value as Record<string, unknown>));
+  if (shape) return { key: shape.path || 'default', message: shape.message };
+  const checks: Readonly<Record<string, ConfigCheck | undefined>> = CONFIG_KEYS;
   for (const [key, item] of Object.entries(value)) {
-    const check = Object.hasOwn(checks, key) ? checks[key] : undefined;
-    if (!check) {
-      return { key, message: `unknown key "${key}" (known keys: ${Object.keys(checks).join(', ')})` };
-    }
-    if (item === undefined) continue;
-    const problem = check(item);
+    const problem = item === undefined ? undefined : checks[key]?.(item);
     if (problem) return { key, message: `"${key}" ${problem}` };
   }
   const config = value as AgentSpacesConfig;
@@ -120,4 +95,9 @@ export function findConfigProblem(value: unknown): ConfigProblem | undefined {
     return { key: 'mcpServers', message: 'mcpServers is given twice, at the top level and in capabilities.mcpServers: keep one' };
   }
   return undefined;
+}
+
+/** A `.ts` config may set a key to `undefined` (`outDir: process.env.OUT`): that is the key left out. */
+function withoutUndefined(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined));
 }
