@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import {
   AgentSpacesError,
   isRecord,
@@ -9,11 +7,13 @@ import {
   type McpStdioServerConfig,
   userPlaceholderNames,
 } from '@agent-spaces/capabilities';
+import { normalizePlaceholders, type PlaceholderContext } from './placeholder-forms.js';
 
 /**
- * `mcpServers` in exactly the shape Claude Desktop, Cursor and `.mcp.json` files use (the types live in
- * `@agent-spaces/capabilities`, which types the config file). Values may hold `${VAR}` / `${VAR:-default}`
- * placeholders; they stay unexpanded here and are expanded only when a server is connected.
+ * `mcpServers` in the shape Claude Desktop, Claude Code, Cursor and VS Code use (the types live in
+ * `@agent-spaces/capabilities`, which types the config file). Values may hold `${VAR}` / `${VAR:-default}`,
+ * `${user:NAME}` and `${input:id}` placeholders; they stay unexpanded here and are expanded only when a server is
+ * connected (the other forms are read by {@link parseMcpServers}).
  */
 export type { McpRemoteServerConfig, McpServerConfig, McpServers, McpStdioServerConfig };
 
@@ -23,24 +23,41 @@ export function isStdioServer(config: McpServerConfig): config is McpStdioServer
 }
 
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-const STDIO_KEYS = new Set(['type', 'command', 'args', 'env', 'cwd']);
+const STDIO_KEYS = new Set(['type', 'command', 'args', 'env', 'envFile', 'cwd']);
 const REMOTE_KEYS = new Set(['type', 'url', 'headers']);
 
 /**
- * Validates an `mcpServers` value and returns it typed (a new object; placeholders untouched).
+ * Validates an `mcpServers` value and returns it typed (a new object). Every string's `${...}` forms are read with
+ * `normalizePlaceholders` under `context` (default: the file `where`, no workspace folder, no inputs): client forms
+ * such as `${env:VAR}` and `${userHome}` are expanded or rewritten, unknown ones refused with `CONFIG_PLACEHOLDER`.
  * Throws `CONFIG_INVALID` naming `where` (the file), the server and the field.
  * @example parseMcpServers(JSON.parse(text).mcpServers, '.mcp.json')
  */
-export function parseMcpServers(value: unknown, where = 'mcpServers'): McpServers {
+export function parseMcpServers(value: unknown, where = 'mcpServers', context: PlaceholderContext = { file: where }): McpServers {
   if (!isRecord(value)) throw invalid(where, undefined, undefined, 'mcpServers must be an object of servers');
   const servers: McpServers = {};
   for (const [name, entry] of Object.entries(value)) {
     if (!SERVER_NAME.test(name)) {
       throw invalid(where, name, undefined, 'server names use letters, digits, "_", "-" and "." and start with a letter or digit');
     }
-    servers[name] = parseServer(entry, where, name);
+    servers[name] = readForms(parseServer(entry, where, name), context, name);
   }
   return servers;
+}
+
+/** `config` with the `${...}` forms of each of its strings read (see {@link normalizePlaceholders}). */
+function readForms<T extends McpServerConfig>(config: T, context: PlaceholderContext, server: string): T {
+  const read = (value: string, field: string) => normalizePlaceholders(value, context, server, field);
+  const record = (values: Record<string, string>, field: string) =>
+    Object.fromEntries(Object.entries(values).map(([key, value]) => [key, read(value, `${field}.${key}`)]));
+  const out: Record<string, unknown> = { ...config };
+  for (const [field, value] of Object.entries(config)) {
+    if (field === 'type') continue;
+    if (typeof value === 'string') out[field] = read(value, field);
+    else if (Array.isArray(value)) out[field] = value.map((item: string, i) => read(item, `${field}[${i}]`));
+    else if (isRecord(value)) out[field] = record(value as Record<string, string>, field);
+  }
+  return out as T;
 }
 
 function parseServer(entry: unknown, where: string, name: string): McpServerConfig {
@@ -56,7 +73,7 @@ function parseServer(entry: unknown, where: string, name: string): McpServerConf
       throw invalid(where, name, key, `is not a field of ${remote ? 'a remote (url)' : 'a stdio (command)'} server`);
     }
   }
-  for (const field of remote ? ['url'] : ['command', 'args', 'cwd']) {
+  for (const field of remote ? ['url'] : ['command', 'args', 'envFile', 'cwd']) {
     if (userPlaceholderNames(entry[field]).length > 0) {
       throw invalid(where, name, field, 'cannot hold ${user:NAME}: per-user secrets go in headers (remote) or env (stdio)');
     }
@@ -72,57 +89,16 @@ function parseServer(entry: unknown, where: string, name: string): McpServerConf
   const command = nonEmptyString(entry.command, where, name, 'command');
   const args = stringArray(entry.args, where, name, 'args');
   const env = stringRecord(entry.env, where, name, 'env');
+  const envFile = entry.envFile === undefined ? undefined : nonEmptyString(entry.envFile, where, name, 'envFile');
   const cwd = entry.cwd === undefined ? undefined : nonEmptyString(entry.cwd, where, name, 'cwd');
   return {
     ...(type === 'stdio' ? { type } : {}),
     command,
     ...(args ? { args } : {}),
     ...(env ? { env } : {}),
+    ...(envFile ? { envFile } : {}),
     ...(cwd ? { cwd } : {}),
   };
-}
-
-/**
- * Reads an existing `.mcp.json` / `mcp.json` (Claude Desktop / Cursor format, `{ "mcpServers": {...} }`) as is.
- * Throws `CONFIG_NOT_FOUND`, `INVALID_JSON` or `CONFIG_INVALID`, each naming the file.
- */
-export async function readMcpJson(file: string): Promise<McpServers> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new AgentSpacesError('CONFIG_NOT_FOUND', `${file}: cannot read MCP config (${errorText(error)})`, { file });
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new AgentSpacesError('INVALID_JSON', `${file}: ${errorText(error)}`, { file });
-  }
-  if (!isRecord(json) || json.mcpServers === undefined) {
-    throw new AgentSpacesError('CONFIG_INVALID', `${file}: expected { "mcpServers": { ... } }`, { file, field: 'mcpServers' });
-  }
-  return parseMcpServers(json.mcpServers, file);
-}
-
-/**
- * The files of a project's folder that MCP servers are configured by: `mcpJson`, read in this order when the config
- * has no `mcpServers` ({@link findMcpJson}), and `env`, the `.env` placeholders are expanded from (`loadMcpEnv`).
- */
-export const MCP_PROJECT_FILES = { mcpJson: ['.mcp.json', 'mcp.json'], env: '.env' } as const;
-
-/** Path of the project's `.mcp.json`, else `mcp.json`, else undefined. */
-export async function findMcpJson(projectRoot: string): Promise<string | undefined> {
-  for (const name of MCP_PROJECT_FILES.mcpJson) {
-    const file = join(projectRoot, name);
-    try {
-      await readFile(file);
-      return file;
-    } catch {
-      // not there: try the next name
-    }
-  }
-  return undefined;
 }
 
 function nonEmptyString(value: unknown, where: string, server: string, field: string): string {

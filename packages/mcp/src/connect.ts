@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorText, isStdioServer, type McpRemoteServerConfig, type McpServerConfig, type McpStdioServerConfig } from './config.js';
-import { expandServerConfig, loadMcpEnv, type McpEnvOptions } from './env.js';
+import { prepareServer, type McpEnvOptions } from './env.js';
 import { describeExit, mcpUnavailable, redactError, type McpExit } from './errors.js';
 
 /** Options for connecting to a server: where `${VAR}` come from, the handshake timeout and the client's name. */
@@ -102,7 +102,7 @@ class WatchedStdioTransport extends StdioClientTransport {
 
 /**
  * Expands the server's `${VAR}` placeholders (and `${user:NAME}` from `user`, the calling principal's secrets; see
- * `expandServerConfig`), starts or reaches it and completes the `initialize` handshake.
+ * `prepareServer`), starts or reaches it and completes the `initialize` handshake.
  * Failures throw `MCP_UNAVAILABLE` naming the server, with `data.reason` (see {@link McpFailureReason}).
  */
 export async function connectMcpServer(
@@ -111,7 +111,7 @@ export async function connectMcpServer(
   options: ConnectOptions = {},
   user?: ReadonlyMap<string, string>,
 ): Promise<McpConnection> {
-  const { config: expanded, variables } = expandServerConfig(server, config, await loadMcpEnv(options), user);
+  const { config: expanded, variables } = await prepareServer(server, config, options, user);
   const secrets = [...new Set(variables.values())];
   const timeout = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_MS;
   const client = () => new Client(options.clientInfo ?? { name: 'agent-spaces', version: '0.1.0' }, { capabilities: {} });

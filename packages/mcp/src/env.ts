@@ -1,8 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { AgentSpacesError, envValue, expandPlaceholders, expandUserPlaceholders, type PlaceholderEnv } from '@agent-spaces/capabilities';
-import { MCP_PROJECT_FILES, isStdioServer, type McpServerConfig } from './config.js';
+import { MCP_PROJECT_FILES } from './client-config.js';
+import { errorText, isStdioServer, type McpServerConfig } from './config.js';
+import { inputVariable, terminalPrompter, withInputs } from './inputs.js';
+import { normalizePlaceholders } from './placeholder-forms.js';
 
 /** Variables `${VAR}` placeholders are expanded from. */
 export type McpEnv = PlaceholderEnv;
@@ -26,6 +29,7 @@ export interface ExpandedServerConfig {
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
+const INPUT = /\$\{input:([^}]+)\}/g;
 
 /**
  * Parses `.env` text with Node's own parser (`util.parseEnv`): `KEY=value` lines, optional `export `, `#` comments,
@@ -63,6 +67,8 @@ export async function loadMcpEnv(options: McpEnvOptions = {}): Promise<McpEnv> {
 /**
  * Expands `${VAR}` and `${VAR:-default}` in every string of one server's config (a new object) and lists the
  * substituted values. A variable that is unset (and has no default) throws `CONFIG_INVALID` naming server and field.
+ * `${input:id}` takes the variable `AGENT_SPACES_INPUT_<ID>` ({@link inputVariable}; `prepareServer` first asks for it
+ * on a terminal) and `${env:VAR}` is `${VAR}`; any other `${...}` form throws `CONFIG_PLACEHOLDER`.
  * `${user:NAME}` takes `user.get(NAME)` (the calling principal's secret, listed as `user:NAME`); without `user` (the
  * build, which has no user) it takes the environment variable NAME, an operator credential, and throws
  * `CONFIG_INVALID` when that is unset.
@@ -80,18 +86,22 @@ export function expandServerConfig(server: string, config: McpServerConfig, env:
     variables.set(user ? `user:${name}` : name, value);
     return value;
   };
+  const expandSegment = (segment: string, field: string): string => {
+    // A config given in code never went through parseMcpServers: its forms are read here, so none passes through.
+    const inputs = new Map<string, string>();
+    const read = normalizePlaceholders(segment, { file: 'mcpServers', anyInput: true }, server, field).replace(INPUT, (_, id: string) => {
+      inputs.set(inputVariable(id), id);
+      return `\${${inputVariable(id)}}`;
+    });
+    const missing = (name: string): never => {
+      const input = inputs.get(name);
+      if (input === undefined) return unset(field, name, `\${${name}}`, 'host environment or .env');
+      return unset(field, name, `\${input:${input}}`, `no terminal to prompt on: set ${name} in the environment or in .env`);
+    };
+    return expandPlaceholders(read, env, missing, (name, found) => variables.set(name, found));
+  };
   const expand = (value: string, field: string): string =>
-    expandUserPlaceholders(
-      value,
-      (segment) =>
-        expandPlaceholders(
-          segment,
-          env,
-          (name) => unset(field, name, `\${${name}}`, 'host environment or .env'),
-          (name, found) => variables.set(name, found),
-        ),
-      (name) => userValue(name, field),
-    );
+    expandUserPlaceholders(value, (segment) => expandSegment(segment, field), (name) => userValue(name, field));
   const record = (values: Record<string, string> | undefined, field: string) =>
     values && Object.fromEntries(Object.entries(values).map(([key, value]) => [key, expand(value, `${field}.${key}`)]));
 
@@ -99,11 +109,13 @@ export function expandServerConfig(server: string, config: McpServerConfig, env:
     const args = config.args?.map((arg, i) => expand(arg, `args[${i}]`));
     const env = record(config.env, 'env');
     const cwd = config.cwd === undefined ? undefined : expand(config.cwd, 'cwd');
+    const envFile = config.envFile === undefined ? undefined : expand(config.envFile, 'envFile');
     const expanded: McpServerConfig = {
       ...(config.type ? { type: config.type } : {}),
       command: expand(config.command, 'command'),
       ...(args ? { args } : {}),
       ...(env ? { env } : {}),
+      ...(envFile === undefined ? {} : { envFile }),
       ...(cwd === undefined ? {} : { cwd }),
     };
     return { config: expanded, variables };
@@ -115,4 +127,33 @@ export function expandServerConfig(server: string, config: McpServerConfig, env:
     ...(headers ? { headers } : {}),
   };
   return { config: expanded, variables };
+}
+
+/**
+ * One server's config ready to start: placeholders expanded ({@link expandServerConfig}) from `options.env` over the
+ * project's `.env`, after asking on the terminal for each `${input:id}` neither holds (only when stdin and stderr are
+ * a terminal: never under `mcp serve` over stdio); then the entries of its `envFile` (relative to the project) are
+ * added to `env`, which wins, and listed as secrets. A missing `envFile` throws `CONFIG_INVALID` naming it.
+ */
+export async function prepareServer(
+  server: string,
+  config: McpServerConfig,
+  options: McpEnvOptions = {},
+  user?: ReadonlyMap<string, string>,
+): Promise<ExpandedServerConfig> {
+  const env = await withInputs(await loadMcpEnv(options), config, terminalPrompter());
+  const prepared = expandServerConfig(server, config, env, user);
+  const expanded = prepared.config;
+  if (!isStdioServer(expanded) || expanded.envFile === undefined) return prepared;
+  const { envFile, ...rest } = expanded;
+  const file = resolve(options.projectRoot ?? process.cwd(), envFile);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new AgentSpacesError('CONFIG_INVALID', `mcpServers.${server}.envFile: cannot read ${file} (${errorText(error)})`, { server, field: 'envFile', file });
+  }
+  const fromFile = parseDotEnv(text, file);
+  for (const [name, value] of Object.entries(fromFile)) if (value !== '' && rest.env?.[name] === undefined) prepared.variables.set(name, value);
+  return { config: { ...rest, env: { ...fromFile, ...rest.env } }, variables: prepared.variables };
 }

@@ -12,12 +12,15 @@ export async function build(context: CommandContext): Promise<number> {
   const json = context.values.json === true;
   const project = await loadProject(context);
   const { selfServers } = await import('@agent-spaces/compiler');
-  const skipped = selfServers(project.config.mcpServers);
-  if (!json) for (const server of skipped) output.info(`· mcpServers.${server} skipped: it starts agent-spaces' own MCP server`);
+  const skipped = selfServers(project.config.mcpServers, project.config.mcpSelfUrls);
+  const notes = project.config.mcpNotes ?? [];
+  if (!json) for (const note of notes) output.info(`· ${note}`);
+  if (!json) for (const server of skipped) output.info(`· mcpServers.${server} skipped: it reaches agent-spaces' own MCP server`);
   const flags: BuildFlags = { force: context.values.force === true, refresh: context.values.refresh === true };
   const report = await buildProject(project, flags, json ? undefined : output);
   if (json) {
-    output.out(toJson(skipped.length > 0 ? { ...report, skipped: skipped.map((server) => `mcpServers.${server}`) } : report));
+    const extra = { ...(skipped.length > 0 ? { skipped: skipped.map((server) => `mcpServers.${server}`) } : {}), ...(notes.length > 0 ? { notes } : {}) };
+    output.out(toJson({ ...report, ...extra }));
   } else {
     const { built, unchanged, failed } = report.totals;
     (failed > 0 ? output.err : output.info)(`${built} built, ${unchanged} unchanged, ${failed} failed in ${report.durationMs.toFixed(0)} ms → ${project.outDir}`);

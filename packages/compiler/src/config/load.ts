@@ -2,7 +2,8 @@ import { access, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AgentSpacesError, DEFAULT_OUT_DIR, STD_MODULE, type AgentSpacesConfig, type CapabilityEntry, type McpServers, type OpenApiSourceConfig, type PoliciesConfig, type StdConfig, type TypecheckBudget } from '@agent-spaces/capabilities';
-import { findMcpJson, parseMcpServers, readMcpJson } from '@agent-spaces/mcp/config';
+import { parseMcpServers, readProjectMcpServers } from '@agent-spaces/mcp/config';
+import { ownServerUrls, readClientConfigFile } from '../sources/mcp-config.js';
 import { bundleModule, formatBuildError, importCode } from '../bundle.js';
 import { findConfigProblem } from './validate.js';
 import { isPackageEntry, isPackageFolder, toNpmSource, type NpmSource } from '../sources/npm/config.js';
@@ -18,7 +19,7 @@ export interface ResolvedConfig {
   packages: NpmSource[];
   /** Absolute build output folder. Default `<rootDir>/.agent-spaces`. */
   outDir: string;
-  /** MCP servers (placeholders unexpanded): the config's `mcpServers`, else `.mcp.json`/`mcp.json` beside it, else `{}`. */
+  /** MCP servers (placeholders unexpanded): the config's `mcpServers`, else the MCP client files beside it (`MCP_CLIENT_FILES`), else `{}`. */
   mcpServers: McpServers;
   /** OpenAPI sources (docs/openapi.md), `[]` when absent; a relative `spec` path is relative to `rootDir`. */
   openapi: OpenApiSourceConfig[];
@@ -32,6 +33,10 @@ export interface ResolvedConfig {
   userSecrets?: string;
   /** The `typecheck` budget as written (`{}` when absent: the defaults of `DEFAULT_TYPECHECK_BUDGET`). */
   typecheck: Partial<TypecheckBudget>;
+  /** What reading the MCP client files left out (keys ignored, servers skipped or shadowed), one line each. */
+  mcpNotes?: string[];
+  /** The URLs this project's `mcp serve` answers at (from `server.port`, `server.host`, `server.advertiseUrl`): entries reaching them are skipped. */
+  mcpSelfUrls?: string[];
 }
 
 /**
@@ -61,6 +66,12 @@ const DEFAULT_CAPABILITIES = ['capabilities/*'];
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const file = await findConfigFile(options);
   const shown = relative(options.cwd, file) || file;
+  // An MCP client's own file given as --config (claude_desktop_config.json): its servers, in the working folder.
+  const client = options.configFile ? await readClientConfigFile(file, shown, options.cwd, (key) => findConfigProblem({ [key]: undefined }) === undefined) : undefined;
+  if (client) {
+    const config = { ...resolveConfig({}, options.cwd), mcpServers: client.servers, mcpNotes: client.notes };
+    return { config, raw: {}, file, rootDir: options.cwd };
+  }
   const value = await readConfigValue(file, shown);
   const problem = findConfigProblem(value);
   if (problem) {
@@ -69,8 +80,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const rootDir = dirname(file);
   const config = resolveConfig(value as AgentSpacesConfig, rootDir);
   if (mcpServersOf(value as AgentSpacesConfig) === undefined) {
-    const mcpJson = await findMcpJson(rootDir);
-    if (mcpJson) config.mcpServers = await readMcpJson(mcpJson);
+    const project = await readProjectMcpServers(rootDir);
+    if (project) Object.assign(config, { mcpServers: project.servers, mcpNotes: project.notes });
   }
   return { config, raw: value as AgentSpacesConfig, file, rootDir };
 }
@@ -97,6 +108,7 @@ export function resolveConfig(config: AgentSpacesConfig, rootDir: string): Resol
     recordResults: config.recordResults ?? true,
     typecheck: { ...config.typecheck },
     ...(config.userSecrets === undefined ? {} : { userSecrets: resolve(rootDir, config.userSecrets) }),
+    mcpSelfUrls: ownServerUrls(config.server),
   };
 }
 

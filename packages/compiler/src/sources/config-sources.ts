@@ -22,5 +22,5 @@ export function configSources(config: ResolvedConfig): ConfigSource[] {
     };
   });
   const packages = config.packages.map((source): ConfigSource => ({ label: npmLabel(source), read: (context) => readNpmSource(source, context) }));
-  return [...mcpServerSources(config.mcpServers), ...openapi, ...packages];
+  return [...mcpServerSources(config.mcpServers, config.mcpSelfUrls), ...openapi, ...packages];
 }
