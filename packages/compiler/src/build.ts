@@ -55,6 +55,8 @@ export interface BuildOptions {
   refresh?: boolean;
   /** Called once per capability as soon as its outcome is known. */
   onProgress?: (entry: BuildProgress) => void;
+  /** Called every few seconds while a source keeps the build waiting (a slow MCP server's handshake). */
+  onWaiting?: SourceContext['onWaiting'];
   /**
    * How long importing one `defineTool()` file (in a child process) may take, in ms (default 10 000); past it that
    * source fails with `TIMEOUT` and the build goes on.
@@ -228,6 +230,7 @@ async function startBuild(options: BuildOptions): Promise<BuildRun> {
     relative: rel,
     ...(options.refresh ? { refresh: true } : {}),
     ...(options.loadTimeoutMs !== undefined ? { loadTimeoutMs: options.loadTimeoutMs } : {}),
+    ...(options.onWaiting ? { onWaiting: options.onWaiting } : {}),
   };
   const entries: BuildProgress[] = [];
   let loading: Promise<ValidatorsCompiler> | undefined;

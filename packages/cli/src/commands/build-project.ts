@@ -1,5 +1,5 @@
 import { visibleText, type Diagnostic } from '@agent-spaces/capabilities';
-import type { BuildReport } from '@agent-spaces/compiler';
+import type { BuildOptions, BuildReport } from '@agent-spaces/compiler';
 import type { Project } from './project.js';
 import type { CliOutput } from '../output.js';
 
@@ -11,7 +11,7 @@ export interface BuildFlags {
 
 /**
  * Builds `project` once, redoing what `flags` say; with `progress`, prints each capability's line (and its
- * diagnostics) as it is known.
+ * diagnostics) as it is known, and a line every few seconds while an MCP server keeps the build waiting.
  */
 export async function buildProject(project: Project, flags: BuildFlags, progress: CliOutput | undefined): Promise<BuildReport> {
   const { buildCapabilities, configSources } = await import('@agent-spaces/compiler');
@@ -26,6 +26,7 @@ export async function buildProject(project: Project, flags: BuildFlags, progress
     typecheckBudget: project.config.typecheck,
     force: flags.force,
     refresh: flags.refresh,
+    ...(progress ? { onWaiting: waitingLine(progress) } : {}),
     onProgress: progress
       ? (entry) => {
           const mark = entry.status === 'built' ? '✓' : entry.status === 'unchanged' ? '·' : '✗';
@@ -36,6 +37,11 @@ export async function buildProject(project: Project, flags: BuildFlags, progress
         }
       : undefined,
   });
+}
+
+/** Prints `… waiting for MCP server "x" (6 s)` (a progress line: `--quiet` leaves it out). */
+function waitingLine(progress: CliOutput): NonNullable<BuildOptions['onWaiting']> {
+  return (event) => progress.info(visibleText(`… waiting for MCP server "${event.name}" (${Math.round(event.elapsedMs / 1000)} s)`));
 }
 
 /** Prints diagnostics indented under their capability's line, with `print` (the line's own level). */

@@ -28,7 +28,7 @@ import {
 import { NameAllocator, identifier, kebabCase, typeName } from '../ir/names.js';
 import { schemaDeclarations } from '../emit/schema-declarations.js';
 import { checkCapabilityNames, normalizeParameters, normalizeReturns } from '../ir/normalize.js';
-import type { SourceContext, SourceResult } from './types.js';
+import type { SourceContext, SourceResult, SourceWaiting } from './types.js';
 
 /** The IR of one MCP server and the problems found converting it. */
 export interface McpSourceResult {
@@ -117,7 +117,7 @@ const EXAMPLE_URIS = 5;
 export async function readMcpServer(server: string, config: McpServerConfig, context: SourceContext): Promise<SourceResult> {
   const file = `mcpServers.${server}`;
   try {
-    const discovery = await discover(server, config, { projectRoot: context.rootDir });
+    const discovery = await whileWaiting(discover(server, config, { projectRoot: context.rootDir }), server, context.onWaiting);
     const observed = readObserved(context.outDir, `mcp-${kebabCase(server)}`).tools;
     const { capability, diagnostics } = mcpToCapability(discovery, { file, observed });
     return { capabilities: [capability], diagnostics, inputs: [], hostModules: {} };
@@ -137,6 +137,21 @@ export async function readMcpServer(server: string, config: McpServerConfig, con
     };
     const code = isAgentSpacesError(error) && error.code === 'CONFIG_INVALID' ? 'CONFIG_INVALID' : 'MCP_UNAVAILABLE';
     return { capabilities: [capability], diagnostics: [{ code, severity: 'error', file, message }], inputs: [], hostModules: {} };
+  }
+}
+
+/** How often {@link SourceContext.onWaiting} hears that an MCP server has not answered discovery yet. */
+const MCP_WAITING_INTERVAL_MS = 3_000;
+
+/** `work`, telling `onWaiting` every {@link MCP_WAITING_INTERVAL_MS} how long `server` has kept it waiting. */
+async function whileWaiting<T>(work: Promise<T>, server: string, onWaiting: ((event: SourceWaiting) => void) | undefined): Promise<T> {
+  if (!onWaiting) return work;
+  const started = Date.now();
+  const timer = setInterval(() => onWaiting({ kind: 'mcp', name: server, elapsedMs: Date.now() - started }), MCP_WAITING_INTERVAL_MS);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
   }
 }
 

@@ -29,6 +29,18 @@ export interface SourceContext {
   refresh?: boolean;
   /** How long importing one `defineTool()` file may take (default 10 000 ms); past it the source fails `TIMEOUT`. */
   loadTimeoutMs?: number;
+  /** Told every few seconds while a source keeps the build waiting (an MCP server's handshake and listings). */
+  onWaiting?: (event: SourceWaiting) => void;
+}
+
+/** A source the build is still waiting for, and for how long so far. */
+export interface SourceWaiting {
+  /** What is awaited: an MCP server (`mcpServers.<name>`). */
+  kind: 'mcp';
+  /** Its name in the config (the `mcpServers` key). */
+  name: string;
+  /** Milliseconds since the build started waiting for it. */
+  elapsedMs: number;
 }
 
 /** Reads one definition file (absolute path) into capability IR; reports problems as diagnostics, never throws. */
