@@ -237,6 +237,10 @@ export const ERROR_CODES = {
     families: ['server'],
     description: 'The model failed an agent run: its provider refused or failed the request (`data.status`: 401, 500, …), did not answer in time (`data.reason: "timeout"`), or the client declined sampling.',
   },
+  MODEL_LIBRARY_MISSING: {
+    families: ['server'],
+    description: 'An agent run or `spaceTool()` needs the AI SDK, an optional peer dependency that is not installed; `data.packages` names what to add (`npm install ai @ai-sdk/openai-compatible`).',
+  },
   MAX_TURNS: {
     families: ['server'],
     description: 'An agent run reached `maxTurns` model turns without a text answer; the result carries the transcript so far.',

@@ -92,6 +92,7 @@ describe('the error code table', () => {
       'PROMPT_NOT_FOUND',
       'MODEL_UNAVAILABLE',
       'MODEL_ERROR',
+      'MODEL_LIBRARY_MISSING',
       'MAX_TURNS',
       'SKILL_NOT_OWNED',
     ]);

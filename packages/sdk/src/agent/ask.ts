@@ -4,6 +4,7 @@ import type { RunOptions, Space, SpaceOptions } from '../types.js';
 import { AgentRun, type AgentEvent, type AskOptions, type AskResult } from './agent-run.js';
 import { DEFAULT_MAX_TURNS, agentLoop, toolFailure, type AgentTool } from './loop.js';
 import { configuredModel, type AgentModel } from './model.js';
+import { importModelLibrary } from './model-library.js';
 import { headlessView, type ToolPermission } from './permission.js';
 
 /**
@@ -125,12 +126,13 @@ function spacePrompt(space: Space): string {
 /**
  * The space as one AI SDK tool for an agent built on the AI SDK (what `@cloudflare/codemode`'s code tool does, but
  * typechecked and policy-gated): the description is the space's prompt, the input `{ code }`, the output the run's
- * `{ ok, result | error, logs }`. `ai` is imported on first use.
+ * `{ ok, result | error, logs }`. `ai` (an optional peer dependency) is imported on first use; `MODEL_LIBRARY_MISSING`
+ * when it is not installed.
  * @example
  * const result = await generateText({ model, tools: { space: await spaceTool(space) }, prompt: '…' });
  */
 export async function spaceTool(space: Space, options: Pick<RunOptions, 'onApproval' | 'onEvent' | 'signal'> = {}): Promise<Tool<{ code: string }, unknown>> {
-  const { tool, jsonSchema } = await import('ai');
+  const { tool, jsonSchema } = await importModelLibrary('ai', ['ai'], () => import('ai'));
   return tool({
     description: spacePrompt(space),
     inputSchema: jsonSchema<{ code: string }>({ type: 'object', properties: { code: { type: 'string', description: 'TypeScript module source' } }, required: ['code'] }),

@@ -1,5 +1,6 @@
 import { AgentSpacesError, createRedactor, expandPlaceholders, type ObjectSchema, type PlaceholderEnv, type Redactor } from '@agent-spaces/capabilities';
 import type { ModelMessage } from 'ai';
+import { importModelLibrary } from './model-library.js';
 
 /** The model providers of a {@link ModelSettings}. */
 export const MODEL_PROVIDERS = ['openai-compatible', 'openai', 'anthropic'] as const;
@@ -136,7 +137,11 @@ export function configuredModel(settings: ModelSettings, env: PlaceholderEnv = p
   return {
     name: `${settings.provider}:${settings.model}`,
     async complete(request) {
-      loaded ??= loadModel(settings, apiKey);
+      // A library installed after a failed first turn is looked for again.
+      loaded ??= loadModel(settings, apiKey).catch((error: unknown) => {
+        loaded = undefined;
+        throw error;
+      });
       const { generateText, jsonSchema, model } = await loaded;
       const timeout = AbortSignal.timeout((settings.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000);
       try {
@@ -167,14 +172,17 @@ interface LoadedModel {
   model: Parameters<GenerateText>[0]['model'];
 }
 
+/** The AI SDK and the provider package of `settings`; `MODEL_LIBRARY_MISSING` naming both when one is not installed. */
 async function loadModel(settings: ModelSettings, apiKey: string | undefined): Promise<LoadedModel> {
-  const { generateText, jsonSchema } = await import('ai');
+  const providerPackage = settings.provider === 'anthropic' ? '@ai-sdk/anthropic' : '@ai-sdk/openai-compatible';
+  const needed = ['ai', providerPackage];
+  const { generateText, jsonSchema } = await importModelLibrary('ai', needed, () => import('ai'));
   if (settings.provider === 'anthropic') {
-    const { createAnthropic } = await import('@ai-sdk/anthropic');
+    const { createAnthropic } = await importModelLibrary(providerPackage, needed, () => import('@ai-sdk/anthropic'));
     const provider = createAnthropic({ ...(apiKey ? { apiKey } : {}), ...(settings.baseURL ? { baseURL: settings.baseURL } : {}) });
     return { generateText, jsonSchema, model: provider(settings.model) };
   }
-  const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+  const { createOpenAICompatible } = await importModelLibrary(providerPackage, needed, () => import('@ai-sdk/openai-compatible'));
   const provider = createOpenAICompatible({
     name: settings.provider,
     baseURL: settings.baseURL ?? OPENAI_BASE_URL,
