@@ -67,7 +67,8 @@ export async function readMcpClientFile(file: string, shown = file, workspaceFol
       kept[name] = entry;
       continue;
     }
-    const { disabled: _, ...rest } = entry;
+    const rest: Record<string, unknown> = { ...entry };
+    delete rest.disabled;
     for (const ignored of Object.keys(rest).filter((field) => IGNORED_SERVER_KEYS.has(field))) {
       notes.push(`${shown}: "${ignored}" of ${key}.${name} ignored (a client setting)`);
       delete rest[ignored];

@@ -1,5 +1,5 @@
 export * from './config-entry.js';
-export { expandServerConfig, loadMcpEnv, parseDotEnv, type ExpandedServerConfig, type McpEnv, type McpEnvOptions } from './env.js';
+export { expandServerConfig, loadMcpEnv, parseDotEnv, prepareServer, type ExpandedServerConfig, type McpEnv, type McpEnvOptions } from './env.js';
 export type { McpExit, McpFailureReason } from './errors.js';
 export type { ConnectOptions } from './connect.js';
 export {

@@ -18,6 +18,13 @@ export interface PlaceholderContext {
 }
 
 const NAME = '[A-Za-z_][A-Za-z0-9_]*';
+// VS Code's predefined variables that mean nothing outside an editor (the open file, the selection, …): refused, never
+// read as environment variables of the same name.
+const EDITOR_ONLY = new Set([
+  'cwd', 'file', 'fileBasename', 'fileBasenameNoExtension', 'fileDirname', 'fileDirnameBasename', 'fileExtname',
+  'fileWorkspaceFolder', 'relativeFile', 'relativeFileDirname', 'lineNumber', 'columnNumber', 'selectedText', 'execPath',
+  'defaultBuildTask', 'workspaceRoot', 'workspaceRootFolderName',
+]);
 const KEPT = new RegExp(`^(?:${NAME}(?::-[^]*)?|user:${NAME})$`);
 const ENV = new RegExp(`^env:(${NAME})$`);
 const INPUT = /^input:([^]+)$/;
@@ -48,6 +55,8 @@ export function normalizePlaceholders(text: string, context: PlaceholderContext,
 /** The value a form stands for, the canonical placeholder to keep, or a `CONFIG_PLACEHOLDER` throw. */
 function formValue(inner: string, context: PlaceholderContext, server: string, field: string): string {
   const form = `\${${inner}}`;
+  const predefined = predefinedValue(inner, context, server, field);
+  if (predefined !== undefined) return predefined;
   if (KEPT.test(inner)) return form;
   const env = ENV.exec(inner);
   if (env) return `\${${env[1]}}`;
@@ -57,6 +66,11 @@ function formValue(inner: string, context: PlaceholderContext, server: string, f
     const why = context.inputs ? `names no entry of the file's "inputs"` : 'needs an "inputs" entry, which only VS Code\'s .vscode/mcp.json declares';
     throw refused(context, server, field, form, why);
   }
+  throw refused(context, server, field, form, 'is not a placeholder agent-spaces expands (see docs/mcp.md, "Placeholders")');
+}
+
+/** The value of a predefined variable of Cursor and VS Code, undefined for other names; editor-only ones are refused. */
+function predefinedValue(inner: string, context: PlaceholderContext, server: string, field: string): string | undefined {
   switch (inner) {
     case 'userHome':
       return homedir();
@@ -66,11 +80,12 @@ function formValue(inner: string, context: PlaceholderContext, server: string, f
     case 'workspaceFolder':
     case 'workspaceFolderBasename':
       if (context.workspaceFolder === undefined) {
-        throw refused(context, server, field, form, 'has no workspace folder here: write the path (relative paths are relative to the config folder)');
+        throw refused(context, server, field, `\${${inner}}`, 'has no workspace folder here: write the path (relative paths are relative to the config folder)');
       }
       return inner === 'workspaceFolder' ? context.workspaceFolder : basename(context.workspaceFolder);
     default:
-      throw refused(context, server, field, form, 'is not a placeholder agent-spaces expands (see docs/mcp.md, "Placeholders")');
+      if (EDITOR_ONLY.has(inner)) throw refused(context, server, field, `\${${inner}}`, 'is an editor variable with no value outside the editor');
+      return undefined;
   }
 }
 

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { expandServerConfig, findMcpJson, loadMcpEnv, parseDotEnv, parseMcpServers, readMcpJson } from '../src/index.js';
+import { expandServerConfig, loadMcpEnv, parseDotEnv, parseMcpServers, readMcpClientFile, readProjectMcpServers } from '../src/index.js';
 import { makeProject } from '../../../test/fixtures/project.js';
 
 let dir: string;
@@ -61,25 +61,25 @@ describe('parseMcpServers rejects bad fields with CONFIG_INVALID naming the serv
 });
 
 describe('.mcp.json files are read as is', () => {
-  it('finds .mcp.json before mcp.json and reads its servers', async () => {
-    await writeFile(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { b: { command: 'b' } } }));
-    expect(await findMcpJson(dir)).toBe(join(dir, 'mcp.json'));
+  it('reads .mcp.json and mcp.json, the first file winning a server both define', async () => {
+    await writeFile(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { a: { command: 'other' }, b: { command: 'b' } } }));
     await writeFile(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { a: { command: 'a', args: ['--x'] } } }));
-    expect(await findMcpJson(dir)).toBe(join(dir, '.mcp.json'));
-    expect(await readMcpJson(join(dir, '.mcp.json'))).toEqual({ a: { command: 'a', args: ['--x'] } });
+    const read = await readProjectMcpServers(dir);
+    expect(read?.servers).toEqual({ a: { command: 'a', args: ['--x'] }, b: { command: 'b' } });
+    expect(read?.notes).toEqual(['mcp.json: server "a" ignored (.mcp.json defines it first)']);
   });
 
   it('names the file in INVALID_JSON, CONFIG_INVALID and CONFIG_NOT_FOUND errors', async () => {
     const broken = join(dir, 'broken.json');
     await writeFile(broken, '{ "mcpServers": ');
-    await expect(readMcpJson(broken)).rejects.toMatchObject({ code: 'INVALID_JSON', data: { file: broken } });
+    await expect(readMcpClientFile(broken)).rejects.toMatchObject({ code: 'INVALID_JSON', data: { file: broken } });
     const wrong = join(dir, 'wrong.json');
-    await writeFile(wrong, JSON.stringify({ servers: {} }));
-    await expect(readMcpJson(wrong)).rejects.toMatchObject({ code: 'CONFIG_INVALID', data: { file: wrong, field: 'mcpServers' } });
+    await writeFile(wrong, JSON.stringify({ other: {} }));
+    await expect(readMcpClientFile(wrong)).rejects.toMatchObject({ code: 'CONFIG_INVALID', data: { file: wrong, field: 'mcpServers' } });
     const badField = join(dir, 'bad-field.json');
     await writeFile(badField, JSON.stringify({ mcpServers: { a: { command: 7 } } }));
-    await expect(readMcpJson(badField)).rejects.toMatchObject({ code: 'CONFIG_INVALID', data: { file: badField, server: 'a', field: 'command' } });
-    await expect(readMcpJson(join(dir, 'missing.json'))).rejects.toMatchObject({ code: 'CONFIG_NOT_FOUND' });
+    await expect(readMcpClientFile(badField)).rejects.toMatchObject({ code: 'CONFIG_INVALID', data: { file: badField, server: 'a', field: 'command' } });
+    await expect(readMcpClientFile(join(dir, 'missing.json'))).rejects.toMatchObject({ code: 'CONFIG_NOT_FOUND' });
   });
 });
 
