@@ -15,9 +15,12 @@ export const OUTPUT_FILES = {
   capabilities: 'capabilities',
   /** One `/// <reference path>` per built module. */
   index: 'capabilities.d.ts',
-  /** A fragment to `extends`: the options agent code is checked with, `@capabilities/*`, std and the sandbox globals. */
+  /**
+   * A fragment to `extends`: the options agent code is checked with, `@capabilities/*`, and as `files` every
+   * declaration `check` gives agent code (each built module's, std's and the sandbox globals'), nothing else.
+   */
   tsconfig: 'tsconfig.json',
-  /** The type root of that fragment: `agent-spaces/index.d.ts` references every declaration agent code sees. */
+  /** Its `agent-spaces/` folder holds the sandbox's own declaration files (std, the globals). */
   types: 'types',
   /** The shapes of results the space has seen, by capability (`observed.ts`): written by runs, read by builds. */
   observed: 'observed',
@@ -120,7 +123,8 @@ export const EDITOR_PLUGIN = '@agent-spaces/ts-plugin';
 
 /**
  * The `tsconfig.json` of a folder of agent scripts or skills, `folder`: it extends the fragment of the output folder
- * `outDir` (both absolute) and includes the folder's `.ts` files, so an editor judges them as `check` and the build do.
+ * `outDir` (both absolute) and includes the folder's `.ts` files, so an editor and plain `tsc -p <folder>` judge them
+ * as `check` and the build do. It holds no options of its own: each build rewrites the fragment, never this file.
  */
 export function editorTsconfig(folder: string, outDir: string): string {
   const fragment = relative(folder, join(outDir, OUTPUT_FILES.tsconfig)).split(sep).join('/');

@@ -65,13 +65,11 @@ describe('buildCapabilities', () => {
     expect(JSON.parse(await p.file('tsconfig.json'))).toEqual({
       compilerOptions: {
         ...CHECK_COMPILER_OPTIONS,
-        typeRoots: ['./types'],
-        types: ['agent-spaces'],
         paths: { '@capabilities/*': ['./capabilities/*/index.d.ts'] },
         plugins: [{ name: '@agent-spaces/ts-plugin' }],
       },
+      files: ['./capabilities/notes/index.d.ts', './capabilities/weather/index.d.ts'],
     });
-    expect(await p.file('types/agent-spaces/index.d.ts')).toContain('/// <reference path="../../capabilities.d.ts" />\n');
   });
 
   it('skips unchanged sources, rebuilds a source whose file or handler module changed, and rebuilds all with force', async () => {
@@ -209,12 +207,12 @@ describe('reading the output', () => {
     expect(await listCapabilities(join(p.dir, 'no-output'))).toEqual([]);
   });
 
-  it('writes the sandbox declarations it is given into the type root, and refuses a name that is not a plain .d.ts', async () => {
+  it('writes the sandbox declarations it is given, lists them in the tsconfig fragment, and refuses a name that is not a plain .d.ts', async () => {
     const p = await project();
     const sandboxDeclarations = new Map([['globals.d.ts', 'declare const answer: 42;\n']]);
     await buildCapabilities({ rootDir: p.dir, sources: ['capabilities/*'], sandboxDeclarations });
     expect(await p.file('types/agent-spaces/globals.d.ts')).toBe('declare const answer: 42;\n');
-    expect(await p.file('types/agent-spaces/index.d.ts')).toContain('/// <reference path="./globals.d.ts" />\n');
+    expect(JSON.parse(await p.file('tsconfig.json')).files).toEqual(['./capabilities/notes/index.d.ts', './capabilities/weather/index.d.ts', './types/agent-spaces/globals.d.ts']);
     const bad = [...['../escape.d.ts', 'sub/x.d.ts', 'x.ts', '.d.ts', ''].map((name) => new Map([[name, '']])), new Map([['x.d.ts', 7]]), { 'x.d.ts': '' }];
     for (const sandboxDeclarations of bad as ReadonlyMap<string, string>[]) {
       await expect(buildCapabilities({ rootDir: p.dir, sources: ['capabilities/*'], sandboxDeclarations })).rejects.toMatchObject({

@@ -207,12 +207,7 @@ export class ServiceTypechecker implements Typechecker {
     const typescript = this.#ts;
     const libs = this.#libs;
     const isLib = (path: string) => path.startsWith(`${libs.dir}/`);
-    const options: ts.CompilerOptions = {
-      ...typescript.convertCompilerOptionsFromJson(CHECK_COMPILER_OPTIONS, ROOT).options,
-      // The declarations are given, not looked up: no @types; and checked, as the compiler generated them.
-      types: [],
-      skipLibCheck: false,
-    };
+    const options = typescript.convertCompilerOptionsFromJson(CHECK_COMPILER_OPTIONS, ROOT).options;
     return {
       getCompilationSettings: () => options,
       getProjectVersion: () => String(this.#projectVersion),
