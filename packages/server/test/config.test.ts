@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
-import { parseServerConfig } from '../src/config.js';
+import { fileSchema } from '@agent-spaces/compiler/file-schemas';
+import { TOOL_PERMISSIONS } from '@agent-spaces/sdk';
+import { parseServerConfig, type ServerSettings, type SpaceDefinition } from '../src/config.js';
 
 const FILE = 'agent-spaces.config.json';
 
@@ -78,5 +80,34 @@ describe('parseServerConfig', () => {
       problem({ spaces: [{ id: 'a', name: 'A', tools: [tool] }, { id: 'b', name: 'B', tools: [tool] }] }).key,
     ).toBe('spaces[1].tools[0].name');
     expect(problem({ spaces: [{ id: 'a', name: 'A', prompts: [{ name: 'inject-a', template: 'x' }] }] }).key).toBe('spaces[0].prompts[0].name');
+  });
+});
+
+describe('config.schema.json agrees with the server types', () => {
+  const definitions = fileSchema('config').definitions as Record<string, { properties?: object; additionalProperties?: unknown }>;
+  // `satisfies` makes a key added to a type without a line here a type error; the test makes it a schema property.
+  const serverKeys = {
+    timeoutSeconds: 1, maxSessions: 1, maxSessionsPerClient: 1, maxSessionProcesses: 1, disconnectGraceSeconds: 1, clientIdleSeconds: 1,
+    unusedClientSeconds: 1, maxUnusedClientsPerAddress: 1, maxUnusedClients: 1, requestTimeoutSeconds: 1, headlessMode: 1, host: 1, port: 1,
+    allowedHosts: 1, allowedOrigins: 1, rateLimit: 1, databaseUrl: 1, redisUrl: 1, advertiseUrl: 1, auth: 1, agentsDir: 1, assignment: 1, a2a: 1,
+  } satisfies Record<keyof ServerSettings, 1>;
+  const spaceKeys = {
+    id: 1, name: 1, description: 1, version: 1, systemPrompt: 1, skills: 1, capabilities: 1, tools: 1, prompts: 1, model: 1, toolPermission: 1, instructions: 1,
+  } satisfies Record<keyof SpaceDefinition, 1>;
+
+  it('has a property for every ServerSettings and SpaceDefinition key, and no other', () => {
+    expect(Object.keys(definitions.server!.properties!).sort()).toEqual(Object.keys(serverKeys).sort());
+    expect(Object.keys(definitions.agentSpace!.properties!).sort()).toEqual(['$schema', ...Object.keys(spaceKeys)].sort());
+    expect(definitions.server!.additionalProperties).toBe(false);
+  });
+
+  it('offers the tool permissions the SDK knows', () => {
+    expect((definitions.agentSpace!.properties as Record<string, { enum: unknown }>).toolPermission.enum).toEqual([...TOOL_PERMISSIONS]);
+  });
+
+  it('refuses typos in nested server and space keys with a suggestion, and accepts $schema in a space', () => {
+    expect(problem({ server: { a2a: { enabled: true, maxTasksPerPrincipl: 2 } } }).message).toBe(`${FILE}: server.a2a.maxTasksPerPrincipl is not a known key — did you mean "maxTasksPerPrincipal"?`);
+    expect(problem({ spaces: [{ id: 'a', name: 'A', skills: [{ id: 's', name: 'S', description: '', enabld: true }] }] }).key).toBe('spaces[0].skills[0].enabld');
+    expect(parseServerConfig({ spaces: [{ $schema: 'x', id: 'a', name: 'A' }] }, FILE).spaces).toEqual([{ id: 'a', name: 'A' }]);
   });
 });
