@@ -64,7 +64,7 @@ export interface BuildOptions {
   loadTimeoutMs?: number;
   /**
    * Declaration files (name → text) of what the sandbox gives agent code besides the capabilities: `@agent-spaces/std`
-   * and its globals, as the SDK's `SANDBOX_DECLARATIONS`. Written for editors into the output folder's `types` root.
+   * and its globals, as the SDK's `SANDBOX_DECLARATIONS`. Written into the output folder's `types/agent-spaces/`, for its tsconfig.
    */
   sandboxDeclarations?: ReadonlyMap<string, string>;
   /** What the typecheck of each skill may cost (the config's `typecheck` key; default `DEFAULT_TYPECHECK_BUDGET`). */
