@@ -26,8 +26,11 @@ export {
   type LoadedConfig,
   type ResolvedConfig,
 } from './config/load.js';
-/** The files besides the config that configure a project's MCP servers (`.mcp.json` or `mcp.json`, `.env`). */
-export { MCP_PROJECT_FILES } from '@agent-spaces/mcp/config';
+/**
+ * The files besides the config that configure a project's MCP servers (the MCP client files, `.env`), and the editor
+ * of a client file that `init --mcp` adds its snippet with.
+ */
+export { MCP_PROJECT_FILES, addClientServer } from '@agent-spaces/mcp/config';
 export {
   createBoundedTypechecker,
   createTypechecker,

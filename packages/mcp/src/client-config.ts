@@ -164,3 +164,21 @@ export function shownPath(file: string, from: string): string {
   const rel = relative(from, file);
   return rel === '' || rel.startsWith('..') ? file : rel;
 }
+
+/**
+ * `text`, an MCP client file (JSONC; '' for a new one), with server `name` added under `key` — comments, order and
+ * layout kept (jsonc-parser's `modify`, 2-space indent) — or undefined when `key` already has a server of that name.
+ * Throws `INVALID_JSON` naming `shown`, line and column, and `CONFIG_INVALID` when `key` is not an object.
+ */
+export async function addClientServer(text: string, shown: string, key: 'mcpServers' | 'servers', name: string, server: unknown): Promise<string | undefined> {
+  if (text.trim() === '') return `${JSON.stringify({ [key]: { [name]: server } }, null, 2)}\n`;
+  const json = await parseJsonc(text, shown);
+  const servers = isRecord(json) ? json[key] : undefined;
+  if (servers !== undefined && !isRecord(servers)) {
+    throw new AgentSpacesError('CONFIG_INVALID', `${shown}: "${key}" must be an object of servers`, { file: shown, field: key });
+  }
+  if (servers && Object.hasOwn(servers, name)) return undefined;
+  const { applyEdits, modify } = await import('jsonc-parser');
+  const edits = modify(text, [key, name], server, { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } });
+  return applyEdits(text, edits);
+}

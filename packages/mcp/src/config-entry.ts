@@ -12,6 +12,7 @@ export {
   type McpStdioServerConfig,
 } from './config.js';
 export {
+  addClientServer,
   MCP_CLIENT_FILES,
   MCP_PROJECT_FILES,
   parseJsonc,

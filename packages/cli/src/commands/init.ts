@@ -64,12 +64,18 @@ function parseMcpClient(value: unknown): McpClient | undefined {
 /**
  * `agent-spaces init`: writes a starter project into the working folder (config, an example capability and agent
  * script, the editor tsconfig, a `.gitignore` entry and, with `--mcp`, the MCP client snippet). Writes nothing when
- * any of those files exists (`WRITE_FAILED`, `data.reason: "exists"`).
+ * any of those files exists (`WRITE_FAILED`, `data.reason: "exists"`). In a folder that already has a config,
+ * `--mcp <client>` only adds that client's snippet ({@link addMcpSnippet}).
  */
 export async function init(context: CommandContext): Promise<number> {
   const { output } = context;
   const client = parseMcpClient(context.values.mcp);
   const root = process.cwd();
+  if (client) {
+    const { CONFIG_FILE_NAMES } = await import('@agent-spaces/compiler');
+    const config = CONFIG_FILE_NAMES.find((name) => existsSync(join(root, name)));
+    if (config) return addMcpSnippet(context, root, client, config);
+  }
   const files: Record<string, string> = {
     'agent-spaces.config.ts': CONFIG,
     'capabilities/hello.ts': CAPABILITY,
@@ -110,4 +116,29 @@ async function addIgnoreEntry(file: string): Promise<boolean> {
   if (text.split(/\r?\n/).some((line) => line.trim().replace(/^\/|\/$/g, '') === IGNORE.slice(0, -1))) return false;
   await appendFile(file, `${text === '' || text.endsWith('\n') ? '' : '\n'}${IGNORE}\n`);
   return true;
+}
+
+/**
+ * `init --mcp <client>` in an existing project: adds the `agent-spaces` server to the client's file (creating it), the
+ * file's other servers, comments and layout untouched; says so and writes nothing when the file already has one. The
+ * Claude Code snippet names the project's own config file.
+ */
+async function addMcpSnippet(context: CommandContext, root: string, client: McpClient, config: string): Promise<number> {
+  const { addClientServer } = await import('@agent-spaces/compiler');
+  const { file, key, server } = MCP_CLIENTS[client];
+  const entry = { ...server, args: server.args.map((arg) => (arg === 'agent-spaces.config.ts' ? config : arg)) };
+  const path = join(root, file);
+  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return '';
+    throw new AgentSpacesError('WRITE_FAILED', `${file}: cannot read (${error.message})`, { file });
+  });
+  const updated = await addClientServer(text, file, key, 'agent-spaces', entry);
+  if (updated !== undefined) {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, updated);
+  }
+  const files = updated === undefined ? [] : [file];
+  if (context.values.json === true) context.output.out(toJson({ ok: true, files, ...(updated === undefined ? { unchanged: [file] } : {}) }));
+  else context.output.info(updated === undefined ? `· ${file} already has an "agent-spaces" server: unchanged` : `✓ ${file} (agent-spaces added)`);
+  return 0;
 }
