@@ -59,7 +59,7 @@ export async function serve(context: ServeContext): Promise<number> {
   const engines = await openEngines(flags, first.settings, say);
   if (engines === false) return 1;
   const codeHost = createCodeModeHost({ ...hostOptions(flags, first, log), ...(engines ? { engines } : {}) });
-  const serving: Serving = { codeHost, log, say, names: first.spaces.map((s) => s.id).join(', '), assignments: first.assignments };
+  const serving: Serving = { codeHost, log: codeHost.log, say, names: first.spaces.map((s) => s.id).join(', '), assignments: first.assignments };
   first.assignmentProblems.forEach((problem) => say(`agent config not applied: ${problem}`));
   const unwatch = watchConfig(first.file, load, serving);
   const port = flags.port ?? (flags.stdio ? undefined : first.settings.port);

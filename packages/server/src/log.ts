@@ -68,6 +68,23 @@ export function sessionTag(sessionId: string): string {
 /** The log that writes nothing: the default of the server options. */
 export const silentLog: ServerLog = { event: () => undefined };
 
+/** What hears every event of a {@link teeLog} besides the log it wraps. */
+export type LogListener = (event: LogEvent, fields: LogFields, level: LogLevel) => void;
+
+/** A log that writes each event to `log` and hands it to `listener` too (the host tells its clients that way). */
+export function teeLog(log: ServerLog, listener: LogListener): ServerLog {
+  return {
+    event(event, fields = {}, level = 'info') {
+      log.event(event, fields, level);
+      try {
+        listener(event, fields, level);
+      } catch {
+        // Telling a client must not fail the request the event describes.
+      }
+    },
+  };
+}
+
 /** Keys every line has; a field of the same name is dropped rather than replacing one. */
 const RESERVED = new Set(['time', 'level', 'event']);
 /** Longest string value written; a longer one (a hostile header, tool name) is cut, ending in `…`. */

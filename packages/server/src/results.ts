@@ -2,9 +2,16 @@ import { jsonText, type RunEvent, type WireError } from '@agent-spaces/capabilit
 import type { RunLog, RunResult } from '@agent-spaces/sdk';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-/** A successful tool result: `text` as is, anything else as compact JSON. */
+/**
+ * A successful tool result: `text` as is, anything else as compact JSON; a JSON object is also its
+ * `structuredContent` (the same JSON, for clients that read structured output).
+ */
 export function toolResult(value: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: typeof value === 'string' ? value : encodeJson(value) }] };
+  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
+  const text = encodeJson(value);
+  const json: unknown = value !== null && typeof value === 'object' && !Array.isArray(value) ? JSON.parse(text) : undefined;
+  const structured = json !== null && typeof json === 'object' && !Array.isArray(json) ? { structuredContent: json as Record<string, unknown> } : {};
+  return { content: [{ type: 'text', text }], ...structured };
 }
 
 /** The code of each error result made here, for the log (the result itself carries it only inside its JSON text). */

@@ -3,7 +3,14 @@ import { AgentSpacesError } from '@agent-spaces/capabilities';
 import type { ApprovalService, RateLimitStore } from '@agent-spaces/bridge';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListToolsRequestSchema,
+  SetLevelRequestSchema,
+  type LoggingLevel,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Server as ModernServer } from '@modelcontextprotocol/server';
 import { DEFAULT_AGENTS_DIR, confinedPath, mergeAgentSpaces, scanAgentFiles, watchAgentFiles, type AgentFileScan } from './agent-files.js';
 import { ArgumentsValidator } from './args.js';
@@ -12,7 +19,8 @@ import { isPromptTool, parseServerConfig, type HeadlessMode, type SpaceDefinitio
 import { Connection, type HostState } from './connection.js';
 import { builtCatalogEntries } from './catalog.js';
 import { codeInstructions } from './inject.js';
-import { silentLog, type ServerLog } from './log.js';
+import { DEFAULT_CLIENT_LOG_LEVEL, passes, serverEventMessage, type ClientLogMessage } from './client-log.js';
+import { silentLog, teeLog, type LogEvent, type LogFields, type LogLevel, type ServerLog } from './log.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { ServerSessions } from './sessions.js';
 import { watchRecovery } from './durable/recovery.js';
@@ -125,6 +133,11 @@ export interface CodeModeHost {
   /** What the chat endpoint, `agent-spaces chat` and the A2A server use of it (docs/agents.md, "Agent modes"). */
   readonly agents: AgentSurface;
   /**
+   * The log of `options.log` that also tells each client, as `notifications/message` at its level, the events that
+   * concern it (docs/mcp-server.md, "Logging"): log the server's own events (a reload) here so that clients hear them.
+   */
+  readonly log: ServerLog;
+  /**
    * Serves new space definitions and/or space options (a changed config file); a new build is noticed by itself. New
    * runs, searches and sessions use them; running sessions keep their space. Clients hear
    * `notifications/tools/list_changed` / `notifications/prompts/list_changed` when those lists changed. Throws
@@ -143,7 +156,9 @@ export interface CodeModeHost {
  */
 export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost {
   const where = 'createCodeModeServer options';
-  const state = hostState(options, where);
+  /** Each client connection (protocol 2025-11-25) with its MCP server and log level, to tell it of changes and to close it. */
+  const connections = new Map<Connection, LegacyClient>();
+  const state = hostState({ ...options, log: teeLog(options.log ?? silentLog, (...event) => tellClients(connections, ...event)) }, where);
   let configSpaces = state.spaces;
   const spaces = (state.spaces = serveAgentFiles(state, configSpaces));
   const { log } = state;
@@ -152,8 +167,6 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
   let specs = toolSpecs(spaces, state.baseDir, options.assignments);
   const info = options.serverInfo ?? serverInfo(spaces);
   const instructions = serverInstructions(spaces, spaceOptions);
-  /** Each client connection (protocol 2025-11-25) with its MCP server, to tell its client of changed lists and to close it. */
-  const connections = new Map<Connection, Server>();
   const surface: ServedSurface = { state, info, instructions, calls, specs: () => specs };
   let closed = false;
   const recovery = new AbortController();
@@ -174,6 +187,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       return createModernServer(surface, authInfo);
     },
     approvals: state.durable.approvals,
+    log,
     agents: agentSurface(state, () => specs, calls),
     async peerHolding(sessionId) {
       const replica = await state.sessions.heldElsewhere(sessionId);
@@ -195,7 +209,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       state.spaces = nextSpaces;
       specs = nextSpecs;
       state.shared.reload(next.space);
-      for (const server of connections.values()) {
+      for (const { server } of connections.values()) {
         if (toolsChanged) void server.sendToolListChanged().catch(() => undefined);
         if (promptsChanged) void server.sendPromptListChanged().catch(() => undefined);
       }
@@ -210,7 +224,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       // Sessions first, kept for a restarted server (a connection's close would end them for good).
       await state.sessions.closeAll();
       const open = [...connections];
-      await Promise.all(open.map(([, server]) => server.close().catch(() => undefined)));
+      await Promise.all(open.map(([, { server }]) => server.close().catch(() => undefined)));
       await Promise.all(open.map(([connection]) => connection.close('closed')));
       await state.shared.close();
     },
@@ -255,35 +269,65 @@ function serveAgentFiles(state: HostState, configSpaces: readonly SpaceDefinitio
  * `surface` and task-augmented `tools/call`; kept in `connections` until it closes, which ends the client's sessions.
  * `stopping` tells whether the host is closing (for the log).
  */
-function createLegacyServer(surface: ServedSurface, connections: Map<Connection, Server>, stopping: () => boolean): Server {
+function createLegacyServer(surface: ServedSurface, connections: Map<Connection, LegacyClient>, stopping: () => boolean): Server {
   const { state, info, instructions, calls } = surface;
   // The task store acts for the connection's principal, known once the connection exists.
   const taskStore = state.tasks.view(() => connection.principal.id);
   const server = new Server(info, { capabilities: SERVER_CAPABILITIES, instructions, taskStore });
   const connection = new Connection(state, server, () => server.transport?.sessionId);
   followCredentials(server, connection);
-  connections.set(connection, server);
+  const client: LegacyClient = { server, logLevel: DEFAULT_CLIENT_LOG_LEVEL };
+  connections.set(connection, client);
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    client.logLevel = request.params.level;
+    return {};
+  });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools(surface.specs(), connection) }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     if (request.params.task) return startTask(surface.specs(), request.params, connection, extra.requestId, calls.log);
-    const call = { id: extra.requestId, signal: extra.signal, progressToken: extra._meta?.progressToken, notify: extra.sendNotification };
+    // The run's log messages travel with the call (on its response stream over HTTP), at the client's level.
+    const log = (message: ClientLogMessage) => tell(client, message, extra.sendNotification);
+    const call = { id: extra.requestId, signal: extra.signal, progressToken: extra._meta?.progressToken, notify: extra.sendNotification, log };
     return callTool(surface.specs(), request.params, connection, call, calls);
   });
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts(state.spaces) }));
   server.setRequestHandler(GetPromptRequestSchema, (request) => getPrompt(connection, request.params.name, request.params.arguments));
   // Logged under the id its tool calls are logged under (the MCP session id over HTTP), known once it initialized.
-  let client: string | undefined;
+  let clientId: string | undefined;
   server.oninitialized = () => {
-    client = connection.id;
+    clientId = connection.id;
     const { name, version } = server.getClientVersion() ?? {};
-    calls.log.event('client.connected', { client, name, version });
+    calls.log.event('client.connected', { client: clientId, name, version });
   };
   server.onclose = () => {
-    if (client !== undefined) calls.log.event('client.disconnected', { client, reason: stopping() ? 'server stopped' : 'client closed' });
+    if (clientId !== undefined) calls.log.event('client.disconnected', { client: clientId, reason: stopping() ? 'server stopped' : 'client closed' });
     connections.delete(connection);
     void connection.close();
   };
   return server;
+}
+
+/** One client connection of protocol 2025-11-25: its MCP server, and the least level of log message it wants. */
+interface LegacyClient {
+  server: Server;
+  /** Set by `logging/setLevel`; {@link DEFAULT_CLIENT_LOG_LEVEL} until then. */
+  logLevel: LoggingLevel;
+}
+
+/** Sends `message` to `client` as `notifications/message` when its level lets it through (by `send`: with a call, on its stream). */
+function tell(client: LegacyClient, message: ClientLogMessage, send: Server['notification'] = (notification) => client.server.notification(notification)): void {
+  if (!passes(message.level, client.logLevel)) return;
+  // A client that went away misses the message; that changes nothing for the server.
+  send({ method: 'notifications/message', params: message }).catch(() => undefined);
+}
+
+/** Tells each connected client the server log event that concerns it ({@link serverEventMessage}). */
+function tellClients(connections: ReadonlyMap<Connection, LegacyClient>, event: LogEvent, fields: LogFields, level: LogLevel): void {
+  for (const [connection, client] of connections) {
+    if (client.server.transport === undefined) continue;
+    const message = serverEventMessage(connection.id, event, fields, level);
+    if (message) tell(client, message);
+  }
 }
 
 /** The state every connection of a host shares, from `options` checked (`where` names them in errors). */
@@ -389,10 +433,11 @@ function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string, assignme
   ];
 }
 
-/** Tools and prompts whose lists change on reload, and tasks: listed, cancelled, and made by `tools/call`. */
+/** Tools and prompts whose lists change on reload, log messages, and tasks: listed, cancelled, and made by `tools/call`. */
 const SERVER_CAPABILITIES = {
   tools: { listChanged: true },
   prompts: { listChanged: true },
+  logging: {},
   tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 };
 

@@ -1,5 +1,5 @@
 import { toolResult } from '../results.js';
-import type { ToolSpec } from '../tools/types.js';
+import { READS, type ToolSpec } from '../tools/types.js';
 import type { ActionServerAssignments } from './service.js';
 
 const NAME = { type: 'string', minLength: 1, maxLength: 128 } as const;
@@ -13,6 +13,8 @@ export function assignmentTools(assignments: ActionServerAssignments): ToolSpec[
   return [
     {
       name: 'get_action_servers',
+      title: 'List action servers',
+      annotations: READS,
       description:
         'The action servers of action_servers.json (name, url, description, the capability agent code imports, whether it is built), ' +
         'which agents (spaces) each is assigned to by agent_configs/*.json, and the problems of config files not applied.',
@@ -21,6 +23,8 @@ export function assignmentTools(assignments: ActionServerAssignments): ToolSpec[
     },
     {
       name: 'assign_action_server',
+      title: 'Assign an action server',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       description:
         "Give an agent (a space) an action server's actions: writes agent_configs/<agent>.json; the agent's next run can import the " +
         "server's capability. Needs the server's permission (server.assignment).",
@@ -40,6 +44,8 @@ export function assignmentTools(assignments: ActionServerAssignments): ToolSpec[
     },
     {
       name: 'remove_action_server',
+      title: 'Remove an action server',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       description:
         "Take an action server (every one when action_server is left out) away from an agent: rewrites or deletes agent_configs/<agent>.json; " +
         "the agent's next run no longer has its capability. Needs the server's permission (server.assignment).",

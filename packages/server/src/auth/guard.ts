@@ -49,15 +49,20 @@ export class RequestGuard {
     this.#resource = settings.resource;
   }
 
-  /** Why the request's `Host` or `Origin` is refused (DNS rebinding protection), or undefined when both are allowed. */
+  /**
+   * Why the request's `Host` or `Origin` is refused (DNS rebinding protection), or undefined when both are allowed; the
+   * message names the config key that would allow it (`server.allowedHosts`, `server.allowedOrigins`).
+   */
   checkOrigin(req: IncomingMessage): Refusal | undefined {
     const host = (requestHeader(req, 'host') ?? '').toLowerCase();
     if (!this.#hosts.includes(host) && !this.#hosts.includes(hostname(host))) {
-      return { status: 403, code: 'UNAUTHORIZED', message: `Forbidden: Host "${host}" is not allowed (DNS rebinding protection)` };
+      const message = `Forbidden: Host "${host}" is not allowed (DNS rebinding protection); to serve it, add "${hostname(host)}" to server.allowedHosts in the config file`;
+      return { status: 403, code: 'UNAUTHORIZED', message };
     }
     const origin = requestHeader(req, 'origin');
     if (origin !== undefined && !this.#origins.has(origin.toLowerCase())) {
-      return { status: 403, code: 'UNAUTHORIZED', message: `Forbidden: Origin "${origin}" is not allowed (DNS rebinding protection)` };
+      const message = `Forbidden: Origin "${origin}" is not allowed (DNS rebinding protection); to accept it, add it to server.allowedOrigins in the config file`;
+      return { status: 403, code: 'UNAUTHORIZED', message };
     }
     return undefined;
   }

@@ -74,7 +74,7 @@ export class ResourceServer {
     const missing = this.#required.filter((scope) => !principal.scopes.includes(scope));
     if (missing.length > 0) {
       const challenge = this.#challenge({ error: 'insufficient_scope', scope: this.#required.join(' '), error_description: `missing scope ${missing.join(' ')}` });
-      return { kind: 'refused', status: 403, message: `Forbidden: the token lacks the scope ${missing.join(' ')}`, challenge };
+      return { kind: 'refused', status: 403, message: `Forbidden: the token lacks the scope ${missing.join(' ')} (server.auth.scopes requires it)`, challenge };
     }
     const authInfo: AuthInfo = { token, clientId: principal.clientId ?? '', scopes: [...principal.scopes], expiresAt, extra: { [PRINCIPAL_KEY]: principal } };
     return { kind: 'proven', authInfo };

@@ -16,10 +16,12 @@ export interface ServedSurface {
 }
 
 /**
- * Tools and prompts. Lists are not announced as changing: in 2026-07-28 that takes a `subscriptions/listen` stream,
- * which this server does not serve (a client lists again). No tasks: the SDK v2 has no tasks runtime.
+ * Tools, prompts and log messages. Lists are not announced as changing: in 2026-07-28 that takes a
+ * `subscriptions/listen` stream, which this server does not serve (a client lists again). No tasks: the SDK v2 has no
+ * tasks runtime. Log messages go only with a call whose request names a level (`_meta["io.modelcontextprotocol/logLevel"]`):
+ * that revision has no `logging/setLevel`, and no stream outside a call.
  */
-const MODERN_CAPABILITIES = { tools: {}, prompts: {} };
+const MODERN_CAPABILITIES = { tools: {}, prompts: {}, logging: {} };
 
 /**
  * A client of protocol 2026-07-28, which the server cannot ask anything mid-call: that revision has no server→client
@@ -54,12 +56,23 @@ export function createModernServer(surface: ServedSurface, authInfo: AuthInfo | 
 }
 
 /** A tool as 2026-07-28 lists it: without `execution.taskSupport`, a field that revision deleted. */
-function modernListing({ name, description, inputSchema }: ReturnType<typeof listTools>[number]): ModernTool {
-  return { name, description, inputSchema } as ModernTool;
+function modernListing(tool: ReturnType<typeof listTools>[number]): ModernTool {
+  const listed = { ...tool };
+  delete listed.execution;
+  return listed as ModernTool;
 }
 
-/** The call's request: its progress notifications go out on its response stream (the SDK upgrades it to SSE). */
+/**
+ * The call's request: its progress notifications and log messages go out on its response stream (the SDK upgrades it
+ * to SSE); the SDK sends a log message only at or above the level the request names, and none when it names none.
+ */
 function callRequest(ctx: ServerContext): CallRequest {
-  const { id, signal, _meta, notify } = ctx.mcpReq;
-  return { id, signal, ...(_meta?.progressToken !== undefined ? { progressToken: _meta.progressToken } : {}), notify: (notification) => notify(notification) };
+  const { id, signal, _meta, notify, log } = ctx.mcpReq;
+  return {
+    id,
+    signal,
+    ...(_meta?.progressToken !== undefined ? { progressToken: _meta.progressToken } : {}),
+    notify: (notification) => notify(notification),
+    log: (message) => void log(message.level, message.data, message.logger).catch(() => undefined),
+  };
 }

@@ -6,13 +6,14 @@ import type { SpaceDefinition } from '../config.js';
 import type { Connection } from '../connection.js';
 import { toolResult } from '../results.js';
 import type { SessionRecord } from '../sessions.js';
-import { agentResult, runHeadless } from './prompt.js';
+import { AGENT_OUTPUT, agentResult, runHeadless } from './prompt.js';
 import { AGENT_FILE, AGENT_ID, SEED_SESSION_ID, agentOf, namedAgent, seedArgument, sessionIdOf } from './seed.js';
 import { startConversation } from './sessions.js';
-import { spaceIdProperty, type ToolContext, type ToolSpec } from './types.js';
+import { RUNS, outputOf, spaceIdProperty, type ToolContext, type ToolSpec } from './types.js';
 
 const message = { message: { type: 'string', minLength: 1, description: 'What to ask the agent' } } as const;
 const maxTurns = { maxTurns: { type: 'integer', minimum: 1, maximum: 100, description: `Most model turns (default ${DEFAULT_MAX_TURNS})` } } as const;
+const TEXT = { type: 'string' } as const;
 const RESULT =
   'Returns the answer as text, and { response, events (tool_call, tool_response, code_run with its capability calls, agent_message), ' +
   'metadata: { duration_ms, turns, tool_calls, code_runs, capability_calls, tokens_used, tokens_estimated? } }.';
@@ -28,6 +29,9 @@ export function agentTools(spaceIds: readonly string[]): ToolSpec[] {
 function invokeAgent(spaceIds: readonly string[]): ToolSpec {
   return {
     name: 'invoke_agent',
+    title: 'Ask an agent',
+    annotations: RUNS,
+    outputSchema: AGENT_OUTPUT,
     description:
       'Delegate a task to a headless agent of the space (or of agent_file): it answers by writing and running code in the space (only ' +
       `the functions its tool permission allows), so the intermediate data never reaches you. ${RESULT}`,
@@ -44,6 +48,9 @@ function invokeAgent(spaceIds: readonly string[]): ToolSpec {
 function sendMessage(spaceIds: readonly string[]): ToolSpec {
   return {
     name: 'send_message',
+    title: 'Talk to an agent',
+    annotations: RUNS,
+    outputSchema: outputOf({ sessionId: TEXT, session_id: TEXT, ...AGENT_OUTPUT.properties }),
     description:
       'Talk to a headless agent of the space in a conversation: without sessionId it starts one (a session: the conversation and the ' +
       "agent's sandbox state, whose top-level declarations persist); pass the returned sessionId (or session_id) to go on, or start one " +
@@ -129,6 +136,9 @@ const INLINE_REFUSED: Record<string, string> = {
 function invokeWithConfig(): ToolSpec {
   return {
     name: 'invoke_with_config',
+    title: 'Run an inline agent',
+    annotations: RUNS,
+    outputSchema: AGENT_OUTPUT,
     description:
       'One-shot run of an inline agent (seed 004): config is one agent definition as in an agent file (name, description, systemPrompt, ' +
       `skills, capabilities (built ones), toolPermission; at most ${MAX_AGENT_FILE_BYTES / 1024} KiB; no model, tools or prompts), checked ` +
@@ -169,6 +179,10 @@ async function inlineAgent(config: unknown, context: ToolContext): Promise<Space
 function transferSession(): ToolSpec {
   return {
     name: 'transfer_session',
+    title: 'Hand a conversation to another agent',
+    // The old agent's sandbox declarations are dropped; the conversation itself stays on the server.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    outputSchema: outputOf({ success: { type: 'boolean' }, sessionId: TEXT, session_id: TEXT, agent: TEXT, spaceId: TEXT, previousSpaceId: TEXT }),
     description:
       "Hand an agent conversation to another agent (a space id, or an agent file's path relative to the project), keeping its messages: " +
       "the target's system prompt, capabilities and tool permission apply from the next message on. The old agent's sandbox " +

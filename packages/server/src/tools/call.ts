@@ -1,7 +1,8 @@
-import { toWireError } from '@agent-spaces/capabilities';
+import { toWireError, type RunEvent } from '@agent-spaces/capabilities';
 import type { CallToolRequest, CallToolResult, ProgressToken, RequestId, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { modelAvailable } from '../agent/choose.js';
 import { createApprover } from '../approval.js';
+import { runEventMessage, type ClientLogger } from '../client-log.js';
 import { AGENT_TOOL_NAMES } from '../config.js';
 import type { Connection } from '../connection.js';
 import type { ServerLog } from '../log.js';
@@ -22,6 +23,8 @@ export interface CallRequest {
   progressToken?: ProgressToken;
   /** Sends a notification related to the call (on its response stream over HTTP). */
   notify: ProgressSender;
+  /** Tells the client, at its log level, what its runs log ({@link runEventMessage}); without it, nothing is logged to it. */
+  log?: ClientLogger;
 }
 
 /** Settings of every tool call of a server. */
@@ -34,7 +37,8 @@ export interface CallSettings {
 /**
  * Handles one `tools/call`: finds the tool (`TOOL_NOT_FOUND`), checks the arguments against its schema, and runs its
  * handler with the call's {@link ToolContext}: approvals asked of this client on this call's stream, and progress
- * notifications when the request carries `_meta.progressToken`. Logs `tool.called` with ids and figures only.
+ * notifications when the request carries `_meta.progressToken`, and the runs' console output, approvals waiting and
+ * failed capability calls as `notifications/message` through `request.log`. Logs `tool.called` with ids and figures only.
  * Never rejects: every failure is an error result.
  */
 export async function callTool(
@@ -49,10 +53,16 @@ export async function callTool(
   const progress = token === undefined ? undefined : new CallProgress(token, request.notify, settings.progressIntervalMs);
   const { state, server } = connection;
   const onApproval = createApprover({ server, headlessMode: state.headlessMode, timeoutMs: state.approvalTimeoutMs, relatedRequestId: request.id });
+  const tell = request.log;
+  const onEvent = (event: RunEvent) => {
+    progress?.onEvent(event);
+    const message = tell && runEventMessage(event);
+    if (message) tell(message);
+  };
   const context: ToolContext = {
     connection,
     requestId: request.id,
-    runOptions: { signal: request.signal, onApproval, ...(progress ? { onEvent: (event) => progress.onEvent(event) } : {}) },
+    runOptions: { signal: request.signal, onApproval, ...(progress || tell ? { onEvent } : {}) },
   };
   const result = await handle(specs, params, context);
   progress?.close();
@@ -67,8 +77,16 @@ export function listTools(specs: readonly ToolSpec[], connection: Connection): T
 
 /** How `tools/list` shows one tool. */
 export function toolListing(spec: ToolSpec): Tool {
-  const { name, description, inputSchema, execution } = spec;
-  return { name, description, inputSchema: inputSchema as Tool['inputSchema'], ...(execution ? { execution } : {}) };
+  const { name, title, description, inputSchema, outputSchema, annotations, execution } = spec;
+  return {
+    name,
+    ...(title ? { title } : {}),
+    description,
+    inputSchema: inputSchema as Tool['inputSchema'],
+    ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
+    ...(annotations ? { annotations } : {}),
+    ...(execution ? { execution } : {}),
+  };
 }
 
 /** How one tool call went, for its `tool.called` line. */

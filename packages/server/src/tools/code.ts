@@ -2,7 +2,7 @@ import { AgentSpacesError } from '@agent-spaces/capabilities';
 import type { Catalog } from '../catalog.js';
 import { runResult, toolResult } from '../results.js';
 import { SEARCH_DETAILS, formatSearch, searchCatalog, type SearchDetail } from '../search.js';
-import { spaceIdProperty, type ToolSpec } from './types.js';
+import { READS, RUNS, RUN_OUTPUT, outputOf, spaceIdProperty, type ToolSpec } from './types.js';
 
 const MAX_LIMIT = 50;
 
@@ -12,6 +12,9 @@ export function codeTools(spaceIds: readonly string[]): ToolSpec[] {
   return [
     {
       name: 'execute',
+      title: 'Run TypeScript',
+      annotations: RUNS,
+      outputSchema: outputOf(RUN_OUTPUT),
       description:
         'Run a TypeScript ES module in the sandbox against the space\'s typed capabilities (import them from "@capabilities/<id>"). ' +
         '`export default` (or a top-level `return`) is the result. Returns { result, logs, events, metadata: { duration_ms, capability_calls } }; ' +
@@ -31,6 +34,8 @@ export function codeTools(spaceIds: readonly string[]): ToolSpec[] {
     },
     {
       name: 'search_capabilities',
+      title: 'Search capabilities',
+      annotations: READS,
       description:
         'Find capability functions by what they do. Returns only the matching functions, grouped by the module to import: ' +
         'detail "names", "signatures" (default: one line each with its summary) or "full" (doc comment and the types used).',
@@ -53,6 +58,8 @@ export function codeTools(spaceIds: readonly string[]): ToolSpec[] {
     },
     {
       name: 'describe_capabilities',
+      title: 'Describe capabilities',
+      annotations: READS,
       description:
         'The full TypeScript declarations (.d.ts) of one capability module (by id, "@capabilities/<id>" or export name) or, without `capability`, of every module of the space.',
       inputSchema: {

@@ -7,12 +7,20 @@ import type { PromptTool, SpaceDefinition } from '../config.js';
 import type { ClientSpace } from '../connection.js';
 import { fillPlaceholders } from '../prompts.js';
 import { toolError } from '../results.js';
-import type { ToolContext, ToolSpec } from './types.js';
+import { outputOf, type ToolContext, type ToolSpec } from './types.js';
+
+/** The `structuredContent` of an agent run's successful result: seed 004's `{ response, events, metadata }` ({@link agentResult}). */
+export const AGENT_OUTPUT = outputOf({
+  response: { type: 'string', description: "The agent's answer" },
+  events: { type: 'array', description: 'tool_call, tool_response, code_run (with its capability calls) and agent_message events' },
+  metadata: { type: 'object', description: 'duration_ms, turns, tool_calls, code_runs, capability_calls, tokens_used, tokens_estimated?' },
+});
 
 /**
  * The MCP tool of a prompt tool of `space` (seed 000): the validated arguments fill `tool.prompt`, and a headless agent
  * run in the space answers it. The result's text is the answer; its `structuredContent` is seed 004's
- * `{ response, events, metadata }`. A failed run (`MAX_TURNS`, `MODEL_ERROR`, …) is an error result that adds the
+ * `{ response, events, metadata }` ({@link AGENT_OUTPUT}). Its annotations are left out: the config does not say what
+ * its agent may do, and the protocol's defaults assume the worst. A failed run (`MAX_TURNS`, `MODEL_ERROR`, …) is an error result that adds the
  * events, metadata and transcript so far.
  */
 export function promptToolSpec(space: SpaceDefinition, tool: PromptTool): ToolSpec {
@@ -21,6 +29,7 @@ export function promptToolSpec(space: SpaceDefinition, tool: PromptTool): ToolSp
     name: tool.name,
     description: tool.description,
     inputSchema: tool.parameters,
+    outputSchema: AGENT_OUTPUT,
     execution: { taskSupport: 'optional' },
     async handler(args, context) {
       const message = fillPlaceholders(tool.prompt, tool.name, args, declared);

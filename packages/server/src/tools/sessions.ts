@@ -4,11 +4,40 @@ import type { SessionRecord, ServerSessions } from '../sessions.js';
 import { headlessRun } from '../agent/permission.js';
 import type { SpaceDefinition } from '../config.js';
 import { AGENT_FILE, AGENT_ID, SEED_SESSION_ID, agentOf, sessionIdOf } from './seed.js';
-import { spaceIdProperty, type ToolSpec } from './types.js';
+import { READS, RUNS, RUN_OUTPUT, outputOf, spaceIdProperty, type ToolSpec } from './types.js';
+import type { JsonSchema } from '@agent-spaces/capabilities';
 
 const sessionId = { sessionId: { type: 'string', minLength: 1, description: 'Id returned by create_session' }, ...SEED_SESSION_ID } as const;
 const sessionName = { session_name: { type: 'string', minLength: 1, maxLength: 200, description: 'A name for the session (seed 004), shown by get_session_info' } } as const;
 const codeProperty = { code: { type: 'string', description: 'TypeScript to run in the session' } } as const;
+
+const text = { type: 'string' } as const;
+const time = { type: 'string', description: 'ISO 8601 date and time' } as const;
+/** What create_session, get_session_info and list_sessions say of a session ({@link describe}). */
+const SESSION = outputOf(
+  {
+    sessionId: text,
+    spaceId: text,
+    createdAt: time,
+    lastUsedAt: time,
+    runs: { type: 'integer', minimum: 0 },
+    expiresAt: time,
+    conversation: { type: 'boolean' },
+    session_id: text,
+    agent: text,
+    agent_file: text,
+    session_name: text,
+    message_count: { type: 'integer', minimum: 0 },
+    created: time,
+  },
+  ['sessionId', 'spaceId', 'createdAt', 'lastUsedAt', 'runs', 'expiresAt', 'conversation', 'session_id', 'agent', 'message_count', 'created'],
+);
+/** Changes only the server's own state (a session), reaching nothing outside. */
+const CHANGES_SESSIONS = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+const ANY_ARRAY: JsonSchema = { type: 'array' };
+const HISTORY = outputOf({ sessionId: text, runs: { type: 'integer', minimum: 0 }, history: ANY_ARRAY });
+/** `close_session`: its sandbox state is gone for good; closing it again changes nothing more. */
+const CLOSES = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 
 /** `create_session`, `send_code`, `get_session_info`, `list_sessions`, `get_session_history` and `close_session`. */
 export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
@@ -16,6 +45,9 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
     createSession(spaceIds),
     {
       name: 'send_code',
+      title: 'Run TypeScript in a session',
+      annotations: RUNS,
+      outputSchema: outputOf({ sessionId: text, ...RUN_OUTPUT }),
       description:
         'Run TypeScript in a session (as execute, but top-level variables, functions and classes of earlier calls are still ' +
         'defined, and the code is typechecked against them; imports are not kept: import again). ' +
@@ -32,6 +64,9 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
     },
     {
       name: 'get_session_info',
+      title: 'Session info',
+      annotations: READS,
+      outputSchema: SESSION,
       description:
         "A session's space, creation and last-use times, number of runs and when it expires if left idle; with seed 004's " +
         'session_id, agent, message_count and created.',
@@ -43,6 +78,9 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
     },
     {
       name: 'list_sessions',
+      title: 'List sessions',
+      annotations: READS,
+      outputSchema: outputOf({ sessions: { type: 'array', items: SESSION } }),
       description: 'This client\'s open sessions, most recently used first.',
       inputSchema: { type: 'object', properties: {}, additionalProperties: false },
       async handler(_args, { connection }) {
@@ -52,6 +90,9 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
     },
     {
       name: 'get_session_history',
+      title: 'Session history',
+      annotations: READS,
+      outputSchema: HISTORY,
       description:
         'The last entries of a session, oldest first: its runs (code, result or error, duration and capability calls) and, in a ' +
         'conversation started by send_message, the messages ({ role, text }) between them.',
@@ -67,23 +108,34 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
         return toolResult({ sessionId: id, runs: record.runs, history: record.history.slice(-limit) });
       },
     },
-    {
-      name: 'close_session',
-      description: 'Close a session and free its sandbox context. Returns { sessionId, closed: true, success: true }.',
-      inputSchema: { type: 'object', properties: { ...sessionId }, additionalProperties: false },
-      async handler(args, { connection }) {
-        const id = sessionIdOf(args, 'close_session');
-        await connection.state.sessions.close(connection.id, id);
-        return toolResult({ sessionId: id, session_id: id, closed: true, success: true });
-      },
-    },
+    closeSession(),
   ];
+}
+
+/** `close_session`. */
+function closeSession(): ToolSpec {
+  return {
+    name: 'close_session',
+    title: 'Close a session',
+    annotations: CLOSES,
+    outputSchema: outputOf({ sessionId: text, session_id: text, closed: { type: 'boolean' }, success: { type: 'boolean' } }),
+    description: 'Close a session and free its sandbox context. Returns { sessionId, closed: true, success: true }.',
+    inputSchema: { type: 'object', properties: { ...sessionId }, additionalProperties: false },
+    async handler(args, { connection }) {
+      const id = sessionIdOf(args, 'close_session');
+      await connection.state.sessions.close(connection.id, id);
+      return toolResult({ sessionId: id, session_id: id, closed: true, success: true });
+    },
+  };
 }
 
 /** `create_session`: a code session, or (with `agent_file`) an agent conversation of seed 004. */
 function createSession(spaceIds: readonly string[]): ToolSpec {
   return {
     name: 'create_session',
+    title: 'Create a session',
+    annotations: CHANGES_SESSIONS,
+    outputSchema: SESSION,
     description:
       'Start a session: a sandbox context whose top-level declarations persist between send_code calls. Sessions are private to this client ' +
       'and end after an idle timeout; past a session limit this fails with TOO_MANY_SESSIONS (close one with close_session). ' +

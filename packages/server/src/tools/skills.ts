@@ -2,9 +2,11 @@ import { AgentSpacesError, type JsonSchema } from '@agent-spaces/capabilities';
 import { deleteSkill, listSkills, saveSkill, type SaveSkillOptions, type SkillShare } from '@agent-spaces/sdk';
 import { toolResult } from '../results.js';
 import { isUser } from '../skills/visibility.js';
-import type { ToolContext, ToolSpec } from './types.js';
+import { READS, outputOf, type ToolContext, type ToolSpec } from './types.js';
 
 const name = { type: 'string', description: 'The skill\'s name: a camelCase identifier, also its file\'s (skills/<name>.ts) and its function\'s' } as const;
+
+const TEXT = { type: 'string' } as const;
 
 const share: JsonSchema = {
   description:
@@ -39,6 +41,10 @@ export function skillTools(): ToolSpec[] {
   return [
     {
       name: 'save_skill',
+      title: 'Save a skill',
+      // It writes skills/<name>.ts in the project; with `replace` it overwrites one.
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      outputSchema: outputOf({ name: TEXT, file: TEXT, signature: TEXT, import: TEXT, usage: TEXT }),
       description:
         'Keep working code as a typed skill that later scripts import: `import { skills } from "@capabilities/skills"; await skills.<name>(params)`. ' +
         '`code` exports `async function <name>(params: Params): Promise<Result>` with declared types (it may import @capabilities/*); it is ' +
@@ -66,6 +72,9 @@ export function skillTools(): ToolSpec[] {
     },
     {
       name: 'list_skills',
+      title: 'List skills',
+      annotations: READS,
+      outputSchema: outputOf({ skills: { type: 'array', items: outputOf({ name: TEXT, file: TEXT, built: { type: 'boolean' } }) } }),
       description:
         'The project\'s skills (skills/*.ts) you may see: name, signature and summary, whether the last build built it, whose it is (`yours`) ' +
         'and with whom it is shared (`shared`).',
@@ -76,6 +85,9 @@ export function skillTools(): ToolSpec[] {
     },
     {
       name: 'delete_skill',
+      title: 'Delete a skill',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      outputSchema: outputOf({ deleted: TEXT, file: TEXT }),
       description: 'Delete one of your skills (its file skills/<name>.ts) and rebuild; scripts can no longer import it.',
       inputSchema: { type: 'object', properties: { name }, required: ['name'], additionalProperties: false },
       async handler(args, context) {

@@ -6,9 +6,13 @@ import type { Connection } from '../connection.js';
 import { AGENT_ID, namedAgent, seedArgument } from './seed.js';
 import { compiledPrompt, structuredPrompt } from '../inject.js';
 import { toolResult } from '../results.js';
-import type { ToolSpec } from './types.js';
+import { READS, outputOf, type ToolSpec } from './types.js';
 
 const FORMATS = ['compiled', 'structured'] as const;
+
+const TEXT = { type: 'string' } as const;
+const ARRAY = { type: 'array' } as const;
+const NAMES = { type: 'array', items: TEXT } as const;
 
 /** `inject`, `list_spaces` and `get_space` (seed 001). */
 export function spaceTools(spaceIds: readonly string[]): ToolSpec[] {
@@ -16,6 +20,9 @@ export function spaceTools(spaceIds: readonly string[]): ToolSpec[] {
   return [
     {
       name: 'inject',
+      title: 'Space prompt',
+      annotations: READS,
+      outputSchema: outputOf({ agentId: TEXT, agentName: TEXT }),
       description:
         'Get a space\'s prompt to use as the system message of a fresh chat: "compiled" (default) is one string with the system prompt, ' +
         'enabled skills, how to write code for the space and its capability signatures; "structured" returns those parts separately.',
@@ -41,6 +48,9 @@ export function spaceTools(spaceIds: readonly string[]): ToolSpec[] {
     },
     {
       name: 'list_spaces',
+      title: 'List spaces',
+      annotations: READS,
+      outputSchema: outputOf({ spaces: { type: 'array', items: outputOf({ id: TEXT, name: TEXT }) } }),
       description: 'The spaces this server offers: id, name, description and what each adds (skills, tools, prompts).',
       inputSchema: { type: 'object', properties: {}, additionalProperties: false },
       async handler(_args, { connection }) {
@@ -59,6 +69,9 @@ export function spaceTools(spaceIds: readonly string[]): ToolSpec[] {
     },
     {
       name: 'get_space',
+      title: 'Space definition',
+      annotations: READS,
+      outputSchema: outputOf({ id: TEXT, name: TEXT, agentId: TEXT, agentName: TEXT, capabilities: NAMES, tools: ARRAY, prompts: ARRAY }),
       description: 'A space\'s full definition (not compiled): system prompt, every skill with its enabled flag, capabilities, tools and prompts.',
       inputSchema: { type: 'object', properties: { spaceId, ...AGENT_ID }, additionalProperties: false },
       async handler(args, { connection }) {
@@ -102,6 +115,9 @@ function agentInfo(definition: SpaceDefinition, source: 'config' | 'agent_file',
 function listAgents(): ToolSpec {
   return {
     name: 'list_agents',
+    title: 'List agents',
+    annotations: READS,
+    outputSchema: outputOf({ agents: { type: 'array', items: outputOf({ id: TEXT, name: TEXT, source: TEXT, served: { type: 'boolean' } }) }, problems: ARRAY }),
     description:
       'The agents (spaces) this server offers: those of the config and the agent files of its agents folder, as ' +
       '{ agents: [{ id, name, description, source, file, served, capabilities, tools }], problems: [{ file, code, message }] }. ' +

@@ -14,7 +14,9 @@ const INPUT_PREFIX = '__';
  * The MCP tool of a user-defined tool of `space`: arguments are validated against `tool.parameters`, then `tool.code`
  * (a file read on every call, relative to `baseDir`, or the inline script) runs in the space's sandbox with the
  * arguments as the global `input` — typed from the schema, so the script is typechecked against it. The script's
- * result is the tool's result (a string as is, anything else as JSON); a failed run is an error result with its logs.
+ * result is the tool's result (a string as is, anything else as JSON, an object also as `structuredContent`); a failed
+ * run is an error result with its logs. It has no output schema and no annotations: the config says neither what the
+ * script returns nor what it does (the protocol's defaults assume the worst).
  */
 export function userToolSpec(space: SpaceDefinition, tool: UserTool, baseDir: string): ToolSpec {
   return {
