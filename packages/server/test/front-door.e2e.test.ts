@@ -2,7 +2,7 @@ import { Agent, request } from 'node:http';
 import { connect as connectSocket, type Socket } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { sessionTag } from '../src/log.js';
 import { callTool, newClient } from './support/client.js';
@@ -218,3 +218,53 @@ function openSocket(port: number): Promise<Socket> {
     socket.once('error', reject);
   });
 }
+
+describe('a server listening on every address (--host 0.0.0.0)', () => {
+  let open: HttpServe;
+  let port: number;
+
+  beforeAll(async () => {
+    open = new HttpServe(project.rootDir, { host: '0.0.0.0', 'log-format': 'json' });
+    await vi.waitFor(() => expect(open.stderr).toMatch(/http:\/\/0\.0\.0\.0:\d+\/mcp/), { timeout: 60_000, interval: 100 });
+    port = Number(/http:\/\/0\.0\.0\.0:(\d+)\/mcp/.exec(open.stderr)![1]);
+  }, 90_000);
+
+  afterAll(async () => {
+    await open?.stop();
+  }, 30_000);
+
+  /** A raw POST of `initialize` to the server with `headers` (a `host` header replaces the one node would send). */
+  function initializeWith(headers: Record<string, string>): Promise<{ status: number; message: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, message: res.statusCode === 403 ? (JSON.parse(text) as { error: { message: string } }).error.message : text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(INITIALIZE);
+    });
+  }
+
+  it('answers a foreign Host with a 403 that names server.allowedHosts, the key that would allow it', async () => {
+    for (const host of ['evil.example', `evil.example:${port}`, 'EVIL.Example', `10.0.0.7:${port}`, '[fe80::1]', `localhost.evil.example:${port}`, '0.0.0.0', 'evil.example\u00e9']) {
+      const reply = await initializeWith({ host });
+      expect(reply.status, host).toBe(403);
+      expect(reply.message, host).toMatch(/^Forbidden: Host ".*" is not allowed \(DNS rebinding protection\); to serve it, add ".*" to server\.allowedHosts in the config file$/);
+    }
+    const own = await initializeWith({ host: `localhost:${port}` });
+    expect(own.status).toBe(200);
+  });
+
+  it('answers a foreign Origin with a 403 that names server.allowedOrigins', async () => {
+    for (const origin of ['http://evil.example', 'null', `http://localhost:${port}.evil.example`, `https://localhost:${port}`, `http://localhost:${port + 1}`]) {
+      const reply = await initializeWith({ host: `127.0.0.1:${port}`, origin });
+      expect(reply.status, origin).toBe(403);
+      expect(reply.message, origin).toContain('to accept it, add it to server.allowedOrigins in the config file');
+    }
+    expect((await initializeWith({ host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` })).status).toBe(200);
+  });
+});
