@@ -119,6 +119,10 @@ export const ERROR_CODES = {
     families: ['run'],
     description: "The run's sandbox process died (`isolation: 'process'`); `data` holds `signal`, `exitCode` and the likely `cause` (`memory`, `crash`, …).",
   },
+  SANDBOX_UNAVAILABLE: {
+    families: ['run'],
+    description: "The sandbox cannot start: isolated-vm's native module does not load (not installed, its build failed or was skipped, built for another Node); `data.cause` is the loader's first line, and `agent-spaces doctor` says how to fix it.",
+  },
   CAPABILITY_NOT_FOUND: {
     families: ['run'],
     description: 'No capability with that id in the space, no built capability of that id, or no such MCP server.',
@@ -225,7 +229,7 @@ export const ERROR_CODES = {
   },
   INVALID_ARGUMENTS: {
     families: ['server'],
-    description: 'Tool or prompt arguments are missing or do not match the schema; `data.errors` names each field.',
+    description: 'Tool or prompt arguments are missing or do not match the schema (`data.errors` names each field); or an `agent-spaces` command line names an unknown command or option (`data.closest`: the names meant, if any) or misses a value (exit code 2).',
   },
   TOOL_NOT_FOUND: { families: ['server'], description: 'No tool with the given name.' },
   PROMPT_NOT_FOUND: { families: ['server'], description: 'No prompt with the given name.' },

@@ -99,6 +99,7 @@ describe('the error code table', () => {
     expect(errorCodesOf('run')).toContain('CONFIG_INVALID');
     expect(errorCodesOf('compile')).toContain('CONFIG_INVALID');
     expect(errorCodesOf('compile')).toContain('CONFIG_PLACEHOLDER');
+    expect(errorCodesOf('run')).toContain('SANDBOX_UNAVAILABLE');
     expect(errorCodesOf('run')).not.toContain('BAD_REF');
   });
 

@@ -31,7 +31,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     if (token.kind !== 'option') continue;
     const option = Object.hasOwn(options, token.name) ? options[token.name]! : undefined;
     if (!option) {
-      const closest = closestNames(token.name, Object.keys(options)).map((n) => `--${n}`);
+      const closest = closestNames(token.name, Object.keys(options), 2).map((n) => `--${n}`);
       throw problem(`unknown option "${token.rawName}"${didYouMean(closest)}`, { option: token.rawName, closest });
     }
     if (option.type === 'string' && token.value === undefined) throw problem(`--${token.name} needs a value (<${option.valueName ?? 'value'}>)`, { option: `--${token.name}` });
@@ -55,16 +55,21 @@ function findCommand(argv: readonly string[]): Command {
   if (group.length > 0 && word === undefined) {
     throw new AgentSpacesError('INVALID_ARGUMENTS', `"${first}" needs a command: ${group.map(signature).join(', ')}`, { command: first, closest: [] });
   }
-  const typed = word === undefined ? first : `${first} ${word}`;
+  const typed = word === undefined || group.length === 0 ? first : `${first} ${word}`;
   const closest = closestCommands(first, word);
   throw new AgentSpacesError('INVALID_ARGUMENTS', `unknown command "${typed}"${didYouMean(closest)}`, { command: typed, closest });
 }
 
 /**
- * Up to 3 command names close to what was typed: by the whole name (`capabilites build`), by a group's word
- * (`capabilites` → `capabilities`), or by a subcommand's word alone (`biuld` → `capabilities build`).
+ * The command name closest to what was typed, if any is close: within a known group by the subcommand's word (`capabilities biuld`
+ * → `capabilities build`); else by a command's first word (`capabilites` → `capabilities`), its whole name, or a
+ * subcommand's word alone (`biuld` → `capabilities build`).
  */
 function closestCommands(first: string, second: string | undefined): string[] {
+  const group = commands.filter((c) => c.path[0] === first && c.path[1] !== undefined);
+  if (second !== undefined && group.length > 0) {
+    return closestNames(second, group.map((c) => c.path[1]!), 1).map((word) => `${first} ${word}`);
+  }
   const byWord = new Map<string, string>();
   for (const c of commands) {
     const full = c.path.join(' ');
@@ -72,12 +77,13 @@ function closestCommands(first: string, second: string | undefined): string[] {
     if (!byWord.has(c.path[0]!)) byWord.set(c.path[0]!, c.path.length === 1 ? full : c.path[0]!);
     if (c.path[1] !== undefined && !byWord.has(c.path[1])) byWord.set(c.path[1], full);
   }
-  const typed = second === undefined ? first : `${first} ${second}`;
-  const inGroup = second !== undefined && commands.some((c) => c.path[0] === first);
-  const names = inGroup ? commands.filter((c) => c.path[0] === first).map((c) => c.path.join(' ')) : [...byWord.keys()];
-  const queries = inGroup ? [typed] : second === undefined ? [first] : [typed, first];
-  const found = queries.flatMap((query) => closestNames(query, names)).map((name) => byWord.get(name) ?? name);
-  return [...new Set(found)].slice(0, 3);
+  const groups = [...new Set(commands.filter((c) => c.path[1] !== undefined).map((c) => c.path[0]!))];
+  const groupMeant = second === undefined ? undefined : closestNames(first, groups, 1)[0];
+  if (groupMeant !== undefined) {
+    const inGroup = closestCommands(groupMeant, second);
+    return inGroup.length > 0 ? inGroup : [groupMeant];
+  }
+  return closestNames(first, [...byWord.keys()], 1).map((name) => byWord.get(name)!);
 }
 
 /** ` (did you mean "a" or "b"?)`, or nothing. */

@@ -44,7 +44,7 @@ complete -c agent-spaces -a '(__agent_spaces_complete)'
 export async function completion(context: CommandContext): Promise<number> {
   const shell = context.positionals[0]!;
   if (!(SHELLS as readonly string[]).includes(shell)) {
-    throw new AgentSpacesError('INVALID_ARGUMENTS', `agent-spaces completion: no script for "${shell}" (shells: ${SHELLS.join(', ')})`, { command: 'completion', shell });
+    throw new AgentSpacesError('INVALID_ARGUMENTS', `no script for "${shell}" (shells: ${SHELLS.join(', ')})`, { command: 'completion', shell });
   }
   context.output.out(SCRIPTS[shell as (typeof SHELLS)[number]].trimEnd());
   return 0;

@@ -1,10 +1,8 @@
-import { createRequire } from 'node:module';
 import type ivm from 'isolated-vm';
 import { SandboxContext, type ContextTemplate } from './context.js';
+import { isolatedVm } from './isolated-vm.js';
 import { preludeSources } from './prelude-source.js';
 
-// Loaded with require: importing a CommonJS package from ESM starts Node's CJS export lexer (~7 MiB of RSS).
-const { Isolate } = createRequire(import.meta.url)('isolated-vm') as typeof ivm;
 
 /** How long a run that ended early may keep its isolate busy before the isolate is disposed. */
 const SETTLE_WINDOW_MS = 250;
@@ -26,7 +24,7 @@ export class AgentIsolate {
   /** A new isolate with a heap limit of `memoryMb`. */
   static async create(memoryMb: number): Promise<AgentIsolate> {
     const sources = await preludeSources();
-    const isolate = new Isolate({ memoryLimit: memoryMb });
+    const isolate = new (isolatedVm().Isolate)({ memoryLimit: memoryMb });
     // V8's code cache for the prelude, shared by every isolate of the process.
     const prelude = isolate.compileScriptSync(sources.prelude, {
       filename: 'agent-spaces:prelude',

@@ -1,8 +1,8 @@
-import { createRequire } from 'node:module';
 import type ivm from 'isolated-vm';
 import { AgentSpacesError, BRIDGE_MODULE, type WireError } from '@agent-spaces/capabilities';
 import type { TranspiledScript } from '../script/assemble.js';
 import type { RunClock } from '../prelude/contract.js';
+import { isolatedVm } from './isolated-vm.js';
 import type { CallChannel } from './channel.js';
 import {
   HOST_CALL_GLOBAL,
@@ -12,8 +12,6 @@ import {
   type AgentModule,
   type PreludeApi,
 } from '../prelude/contract.js';
-
-const { Callback } = createRequire(import.meta.url)('isolated-vm') as typeof ivm;
 
 /** Time allowed for trusted setup code (prelude, bridge, generated modules) to evaluate. */
 const SETUP_TIMEOUT_MS = 2_000;
@@ -60,6 +58,7 @@ export class SandboxContext {
    * ahead of the runs that will import them (a module that fails to link is left for the run to report).
    */
   static async create(template: ContextTemplate, modules: ReadonlyMap<string, string>): Promise<SandboxContext> {
+    const { Callback } = isolatedVm();
     const context = await template.isolate.createContext();
     let self: SandboxContext | undefined;
     const global = context.global;
