@@ -5,7 +5,7 @@ import { AgentSpacesError, DEFAULT_OUT_DIR, STD_MODULE, type AgentSpacesConfig, 
 import { parseMcpServers, readProjectMcpServers } from '@agent-spaces/mcp/config';
 import { ownServerUrls, readClientConfigFile } from '../sources/mcp-config.js';
 import { bundleModule, formatBuildError, importCode } from '../bundle.js';
-import { findConfigProblem } from './validate.js';
+import { CONFIG_KEYS, findConfigProblem } from './validate.js';
 import { isPackageEntry, isPackageFolder, toNpmSource, type NpmSource } from '../sources/npm/config.js';
 
 /** Config file names looked up in the working directory (then the folders above it), first match wins. */
@@ -67,7 +67,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const file = await findConfigFile(options);
   const shown = relative(options.cwd, file) || file;
   // An MCP client's own file given as --config (claude_desktop_config.json): its servers, in the working folder.
-  const client = options.configFile ? await readClientConfigFile(file, shown, options.cwd, (key) => findConfigProblem({ [key]: undefined }) === undefined) : undefined;
+  const client = options.configFile ? await readClientConfigFile(file, shown, options.cwd, (key) => Object.hasOwn(CONFIG_KEYS, key)) : undefined;
   if (client) {
     const config = { ...resolveConfig({}, options.cwd), mcpServers: client.servers, mcpNotes: client.notes };
     return { config, raw: {}, file, rootDir: options.cwd };
