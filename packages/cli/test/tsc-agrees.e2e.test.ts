@@ -1,7 +1,7 @@
 // Plain `tsc -p agents` on the project `agent-spaces init` writes reports what `agent-spaces check` reports, script by
 // script: the real typescript binary from node_modules over the generated tsconfig, against the real CLI.
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/fixtures/cli.js';
@@ -86,7 +86,7 @@ describe('tsc -p agents on the init project', () => {
     }
   });
 
-  it('differs only by TS1108 at a top-level return, which check accepts; export default is clean for both', { timeout: 60_000 }, async () => {
+  it('differs only by TS1108 at a top-level return, which check accepts; export default is clean for both', { timeout: 120_000 }, async () => {
     await writeFile(join(app, 'agents/returns.ts'), `${GREET}const { message } = await hello.greet({ name: 'x' });\nif (!message) return null;\nreturn { message };\n`);
     const { byFile } = await tsc();
     expect(byFile.get('agents/returns.ts')).toEqual([
@@ -95,5 +95,20 @@ describe('tsc -p agents on the init project', () => {
     ]);
     expect(await check('agents/returns.ts')).toEqual([]);
     expect(byFile.has('agents/uses-std.ts')).toBe(false); // its `export default` result
+  });
+
+  it("takes an existing project's old fragment over at the next build, leaving its agents/tsconfig.json as it is", { timeout: 120_000 }, async () => {
+    const mine = await readFile(join(app, 'agents/tsconfig.json'), 'utf8');
+    // The fragment earlier versions wrote: a type root instead of files, and resolution into node_modules.
+    const old = { compilerOptions: { strict: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', moduleDetection: 'force', lib: ['es2023'], noEmit: true, typeRoots: ['./types'], types: ['agent-spaces'], paths: { '@capabilities/*': ['./capabilities/*/index.d.ts'] } } };
+    await writeFile(join(app, '.agent-spaces/tsconfig.json'), JSON.stringify(old));
+    const references = ['../../capabilities.d.ts', './agent-spaces-std.d.ts', './sandbox-globals.d.ts'];
+    await writeFile(join(app, '.agent-spaces/types/agent-spaces/index.d.ts'), references.map((path) => `/// <reference path="${path}" />\n`).join(''));
+    await writeFile(join(app, 'agents/uses-std.ts'), "import { json } from '@agent-spaces/std';\nexport default json.stringify(1);\n");
+    expect([...(await tsc()).byFile.keys()].some((file) => file.includes('node_modules'))).toBe(true);
+    const build = await runCli(app, ['capabilities', 'build']);
+    expect(build.stderr).toContain('0 built, 1 unchanged, 0 failed');
+    expect([...(await tsc()).byFile.keys()].some((file) => file.includes('node_modules'))).toBe(false);
+    expect(await readFile(join(app, 'agents/tsconfig.json'), 'utf8')).toBe(mine);
   });
 });
