@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { RATE_PERIODS } from '@agent-spaces/capabilities';
 import { CONFIG_KEYS, findConfigProblem } from '../src/config/validate.js';
@@ -131,5 +132,7 @@ describe('the published schemas', () => {
     const schema = fileSchema(format as keyof typeof FILE_SCHEMAS);
     expect(schema.$id).toBe(`https://unpkg.com/@agent-spaces/capabilities/schemas/${name}`);
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    const ajv = new Ajv({ strict: false });
+    expect(ajv.validateSchema(schema), ajv.errorsText()).toBe(true);
   });
 });

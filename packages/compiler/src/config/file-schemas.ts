@@ -67,7 +67,8 @@ function schemaSet(): Ajv {
   const { Ajv } = load('ajv') as typeof import('ajv');
   const schemas = (Object.keys(FILE_SCHEMAS) as FileFormat[]).map((format) => fileSchema(format) as AnySchema);
   // verbose: errors carry the failing schema, whose type and bounds (or errorMessage) say what the value must be.
-  ajv = new Ajv({ allErrors: true, verbose: true, allowUnionTypes: true, strict: true, strictRequired: false, strictTypes: false, schemas });
+  // validateSchema: false: the schemas are ours, checked against the meta-schema by a test, not on every start.
+  ajv = new Ajv({ allErrors: true, verbose: true, allowUnionTypes: true, strict: true, strictRequired: false, strictTypes: false, validateSchema: false, schemas });
   // VS Code's message keyword: the editor and this validator say the same thing.
   ajv.addKeyword({ keyword: 'errorMessage', schemaType: 'string' });
   return ajv;
