@@ -102,8 +102,8 @@ export default [url, (await slack.postMessage({ text: url })).text, (await githu
   it('refuses mcpServers given twice and unknown registry keys with CONFIG_INVALID', async () => {
     const cases: [unknown, string][] = [
       [{ capabilities: { global: [], mcpServers: {} }, mcpServers: {} }, 'mcpServers is given twice'],
-      [{ capabilities: { global: [], local: [] } }, '"capabilities" has an unknown key "local" (known: global, mcpServers)'],
-      [{ capabilities: { global: 'capabilities/*' } }, '"capabilities" global must be an array'],
+      [{ capabilities: { global: [], local: [] } }, 'capabilities.local is not a known key — did you mean "global"?'],
+      [{ capabilities: { global: 'capabilities/*' } }, 'capabilities.global must be an array'],
       [{ capabilities: { global: [{ package: 'x', mode: 'remote' }] } }, `"capabilities" global[0].mode must be 'sandbox' or 'host'`],
       [{ capabilities: { mcpServers: { slack: { args: [] } } } }, '"capabilities" mcpServers: '],
     ];
