@@ -218,8 +218,9 @@ class ProjectWatcher {
     const configChanged = files.some((file) => file === this.project.file || this.mcpFiles.has(basename(file)));
     if (configChanged && !(await this.reloadConfig())) return;
     for (const file of files) {
-      const readers = this.inputs.get(file);
-      if (readers && !existsSync(file)) this.fail(this.rel(file), `removed (read by ${readers.join(', ')})`);
+      // A file other sources read went away (a removed source itself just leaves the build).
+      const readers = (this.inputs.get(file) ?? []).filter((source) => resolve(this.project.rootDir, source) !== file);
+      if (readers.length > 0 && !existsSync(file)) this.fail(this.rel(file), `removed (read by ${readers.join(', ')})`);
     }
     try {
       this.printRebuild(files, await buildProject(this.project, REBUILD, undefined));
