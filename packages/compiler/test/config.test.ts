@@ -212,9 +212,12 @@ describe('mcpServers', () => {
     expect(error.message).toContain('memory.args');
   });
 
-  it('reads .mcp.json beside the config when the config has no mcpServers', async () => {
-    await project({ 'agent-spaces.config.json': '{}', '.mcp.json': JSON.stringify({ mcpServers: { memory } }), 'mcp.json': '{}' });
-    expect((await loadConfig({ cwd: dir })).config.mcpServers).toEqual({ memory });
+  it('reads and merges the MCP client files beside the config when the config has no mcpServers', async () => {
+    const other = { command: 'other' };
+    await project({ 'agent-spaces.config.json': '{}', '.mcp.json': JSON.stringify({ mcpServers: { memory } }), 'mcp.json': JSON.stringify({ mcpServers: { memory: other, other } }) });
+    const { config } = await loadConfig({ cwd: dir });
+    expect(config.mcpServers).toEqual({ memory, other });
+    expect(config.mcpNotes).toEqual(['mcp.json: server "memory" ignored (.mcp.json defines it first)']);
   });
 
   it('prefers the config key over .mcp.json, and reports a broken .mcp.json naming it', async () => {

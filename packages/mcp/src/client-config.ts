@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { AgentSpacesError, isRecord, type McpServers } from '@agent-spaces/capabilities';
 import type { ParseError } from 'jsonc-parser';
 import { errorText, parseMcpServers } from './config.js';
@@ -28,7 +28,7 @@ export interface McpClientServers {
 }
 
 /** Largest MCP client file read: such files hold a few servers, never megabytes. */
-export const MAX_CLIENT_FILE_BYTES = 1024 * 1024;
+const MAX_CLIENT_FILE_BYTES = 1024 * 1024;
 
 // Keys some clients write in a server entry that change nothing about reaching it.
 const IGNORED_SERVER_KEYS = new Set(['dev', 'gallery', 'version', 'sandbox', 'sandboxEnabled', 'autoApprove', 'alwaysAllow', 'timeout', 'description']);
@@ -112,7 +112,7 @@ export async function readProjectMcpServers(projectRoot: string): Promise<McpCli
  * The folder `${workspaceFolder}` stands for in `file`: the folder holding `.cursor/` or `.vscode/` for the files
  * inside them, else the file's own folder.
  */
-export function defaultWorkspace(file: string): string {
+function defaultWorkspace(file: string): string {
   const folder = dirname(resolve(file));
   return /[\\/]\.(?:cursor|vscode)$/.test(folder) ? dirname(folder) : folder;
 }
@@ -157,12 +157,6 @@ async function isFile(file: string): Promise<boolean> {
     (info) => info.isFile(),
     () => false,
   );
-}
-
-/** `file` relative to `from` when it lies inside it, else as given: how notes and errors name it. */
-export function shownPath(file: string, from: string): string {
-  const rel = relative(from, file);
-  return rel === '' || rel.startsWith('..') ? file : rel;
 }
 
 /**

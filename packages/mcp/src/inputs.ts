@@ -52,7 +52,7 @@ export function readInputs(value: unknown, file: string): Map<string, McpInput> 
 }
 
 /** The ids of the `${input:id}` placeholders in the strings of `value`, in order, without repeats. */
-export function inputIdsIn(value: unknown): string[] {
+function inputIdsIn(value: unknown): string[] {
   const ids = new Set<string>();
   const visit = (item: unknown): void => {
     if (typeof item === 'string') for (const match of item.matchAll(INPUT_PLACEHOLDER)) ids.add(match[1]!);

@@ -15,7 +15,8 @@ export async function build(context: CommandContext): Promise<number> {
   const skipped = selfServers(project.config.mcpServers, project.config.mcpSelfUrls);
   const notes = project.config.mcpNotes ?? [];
   if (!json) for (const note of notes) output.info(`· ${note}`);
-  if (!json) for (const server of skipped) output.info(`· mcpServers.${server} skipped: it reaches agent-spaces' own MCP server`);
+  const why = (server: string) => ('url' in project.config.mcpServers[server]! ? 'its url is' : 'it starts');
+  if (!json) for (const server of skipped) output.info(`· mcpServers.${server} skipped: ${why(server)} agent-spaces' own MCP server`);
   const flags: BuildFlags = { force: context.values.force === true, refresh: context.values.refresh === true };
   const report = await buildProject(project, flags, json ? undefined : output);
   if (json) {

@@ -108,8 +108,14 @@ export function resolveConfig(config: AgentSpacesConfig, rootDir: string): Resol
     recordResults: config.recordResults ?? true,
     typecheck: { ...config.typecheck },
     ...(config.userSecrets === undefined ? {} : { userSecrets: resolve(rootDir, config.userSecrets) }),
-    mcpSelfUrls: ownServerUrls(config.server),
+    ...selfUrls(config.server),
   };
+}
+
+/** `{ mcpSelfUrls }` when the config's `server` key tells the URLs of this project's `mcp serve`, else `{}`. */
+function selfUrls(server: AgentSpacesConfig['server']): Pick<ResolvedConfig, 'mcpSelfUrls'> {
+  const urls = ownServerUrls(server);
+  return urls.length > 0 ? { mcpSelfUrls: urls } : {};
 }
 
 /** `mcpServers`, at the top level or in the registry shape of `capabilities` (the checks refuse both). */

@@ -27,3 +27,32 @@ describe("skipping servers that start agent-spaces' own MCP server", () => {
     expect(configSources(config).map((s) => s.label)).toEqual(['mcpServers.memory']);
   });
 });
+
+describe("skipping remote entries whose url is this project's own mcp serve", () => {
+  const servers: McpServers = {
+    exact: { type: 'http', url: 'http://127.0.0.1:8080/mcp' },
+    localhost: { url: 'http://localhost:8080/mcp/', headers: { Authorization: 'Bearer ${T}' } },
+    ipv6: { url: 'http://[::1]:8080/mcp' },
+    advertised: { url: 'https://spaces.example.com/mcp' },
+    otherPort: { url: 'http://127.0.0.1:8081/mcp' },
+    otherPath: { url: 'http://127.0.0.1:8080/sse' },
+    otherHost: { url: 'http://10.0.0.2:8080/mcp' },
+    placeholder: { url: '${URL}' },
+  };
+
+  it('knows the urls from server.port, server.host and server.advertiseUrl, and none without them', () => {
+    expect(resolveConfig({ server: { port: 8080, advertiseUrl: 'https://spaces.example.com/' } }, '/p').mcpSelfUrls).toEqual([
+      'http://127.0.0.1:8080/mcp',
+      'https://spaces.example.com/mcp',
+    ]);
+    expect(resolveConfig({ server: { port: 9, host: '::1' } }, '/p').mcpSelfUrls).toEqual(['http://[::1]:9/mcp']);
+    expect(resolveConfig({}, '/p').mcpSelfUrls).toBeUndefined();
+  });
+
+  it('names the entries reaching them (any loopback host, a trailing slash ignored) and leaves them out of the build', () => {
+    const config = resolveConfig({ mcpServers: servers, server: { port: 8080, advertiseUrl: 'https://spaces.example.com' } }, '/p');
+    expect(selfServers(servers, config.mcpSelfUrls)).toEqual(['exact', 'localhost', 'ipv6', 'advertised']);
+    expect(configSources(config).map((s) => s.label)).toEqual(['mcpServers.otherPort', 'mcpServers.otherPath', 'mcpServers.otherHost', 'mcpServers.placeholder']);
+    expect(selfServers(servers)).toEqual([]);
+  });
+});
