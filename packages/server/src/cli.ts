@@ -30,7 +30,7 @@ export const AUTH_TOKEN_ENV = 'AGENT_SPACES_MCP_TOKEN';
 /**
  * `agent-spaces mcp serve [--stdio | --port 8080 --host 127.0.0.1] [--timeout 3600] [--max-sessions N]
  * [--max-sessions-per-client N] [--auth-token T] [--headless deny|allow|wait] [--log-format text|json] [--config F]
- * [--out DIR]`: serves the config's spaces (or one `default` space of every built capability) over stdio (the
+ * [--out DIR] [--conformance-fixtures]`: serves the config's spaces (or one `default` space of every built capability) over stdio (the
  * default) or Streamable HTTP until stdin ends or SIGINT/SIGTERM. Everything it prints goes to stderr (stdout is the
  * stdio transport): with `--log-format json` only log lines, one JSON object each; with `text` (the default) human
  * messages and one text line per log event. Returns 0, or 2 for a bad option value.
@@ -160,6 +160,7 @@ function hostOptions(flags: Flags, config: ServedConfig, log: ServerLog): CodeMo
     assignments: config.assignments,
     ...(model ? { model } : {}),
     ...(settings.agentsDir ? { agentsDir: settings.agentsDir } : {}),
+    ...(flags.conformanceFixtures ? { conformanceFixtures: true } : {}),
   };
   const maxSessions = flags.maxSessions ?? settings.maxSessions;
   if (maxSessions !== undefined) options.maxSessions = maxSessions;
@@ -310,6 +311,8 @@ interface Flags {
   databaseUrl?: string;
   redisUrl?: string;
   advertiseUrl?: string;
+  /** `--conformance-fixtures`: serve the MCP conformance suite's fixtures too (tests only). */
+  conformanceFixtures?: boolean;
 }
 
 function readFlags(values: ServeContext['values']): Flags {
@@ -326,7 +329,7 @@ function readFlags(values: ServeContext['values']): Flags {
     if (!/^\d+$/.test(value) || n < min || n > max) throw new Error(`--${name} must be an integer from ${min} to ${max}, got "${value}"`);
     return n;
   };
-  const flags: Flags = { stdio: values.stdio === true };
+  const flags: Flags = { stdio: values.stdio === true, ...(values['conformance-fixtures'] === true ? { conformanceFixtures: true } : {}) };
   const port = integer('port', 0, 65535);
   if (port !== undefined && flags.stdio) throw new Error('use either --stdio or --port, not both');
   if (port !== undefined) flags.port = port;

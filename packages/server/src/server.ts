@@ -18,6 +18,7 @@ import type { ModelSettings } from '@agent-spaces/sdk';
 import { isPromptTool, parseServerConfig, type HeadlessMode, type SpaceDefinition } from './config.js';
 import { Connection, type HostState } from './connection.js';
 import { builtCatalogEntries } from './catalog.js';
+import { conformanceTools, installConformanceFixtures } from './conformance.js';
 import { codeInstructions } from './inject.js';
 import { DEFAULT_CLIENT_LOG_LEVEL, passes, serverEventMessage, type ClientLogMessage } from './client-log.js';
 import { silentLog, teeLog, type LogEvent, type LogFields, type LogLevel, type ServerLog } from './log.js';
@@ -90,6 +91,11 @@ export interface CodeModeServerOptions {
   engines?: SharedEngines;
   /** Seed 003's agent configs: with it, the server lists the assignment tools (`get_action_servers`, …; docs/openapi.md). */
   assignments?: ActionServerAssignments;
+  /**
+   * Also serve the fixtures of the MCP conformance suite (its `test_*` tools, prompts and resources) — for conformance
+   * testing only (`mcp serve --conformance-fixtures`; docs/mcp-server.md, "Conformance").
+   */
+  conformanceFixtures?: boolean;
 }
 
 /** Counts of what a code-mode server holds open; the body of the HTTP `/health` endpoint besides `status`. */
@@ -164,10 +170,11 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
   const { log } = state;
   const spaceOptions = options.space ?? {};
   const calls: CallSettings = { log, progressIntervalMs: progressIntervalMs(options.progressIntervalSeconds, where) };
-  let specs = toolSpecs(spaces, state.baseDir, options.assignments);
+  const fixtures = options.conformanceFixtures === true;
+  let specs = toolSpecs(spaces, state.baseDir, options.assignments, fixtures);
   const info = options.serverInfo ?? serverInfo(spaces);
   const instructions = serverInstructions(spaces, spaceOptions);
-  const surface: ServedSurface = { state, info, instructions, calls, specs: () => specs };
+  const surface: ServedSurface = { state, info, instructions, calls, specs: () => specs, conformanceFixtures: fixtures };
   let closed = false;
   const recovery = new AbortController();
   watchRecovery(state, recovery.signal);
@@ -203,7 +210,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       const nextConfig = next.spaces ? checkSpaces(next.spaces, 'reloaded spaces') : configSpaces;
       const nextSpaces = serveAgentFiles(state, nextConfig);
       configSpaces = nextConfig;
-      const nextSpecs = toolSpecs(nextSpaces, state.baseDir, options.assignments);
+      const nextSpecs = toolSpecs(nextSpaces, state.baseDir, options.assignments, fixtures);
       const toolsChanged = JSON.stringify(nextSpecs.map(toolListing)) !== JSON.stringify(specs.map(toolListing));
       const promptsChanged = JSON.stringify(listPrompts(nextSpaces)) !== JSON.stringify(listPrompts(state.spaces));
       state.spaces = nextSpaces;
@@ -292,6 +299,7 @@ function createLegacyServer(surface: ServedSurface, connections: Map<Connection,
   });
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts(state.spaces) }));
   server.setRequestHandler(GetPromptRequestSchema, (request) => getPrompt(connection, request.params.name, request.params.arguments));
+  if (surface.conformanceFixtures) installConformanceFixtures(server, { list: () => listPrompts(state.spaces), get: (name, args) => getPrompt(connection, name, args) });
   // Logged under the id its tool calls are logged under (the MCP session id over HTTP), known once it initialized.
   let clientId: string | undefined;
   server.oninitialized = () => {
@@ -419,8 +427,11 @@ function checkSpaces(spaces: readonly SpaceDefinition[], where: string): SpaceDe
   return parsed;
 }
 
-/** The server's tools: the code-mode tools (with the assignment tools when given), then every space's user-defined tools. */
-function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string, assignments?: ActionServerAssignments): ToolSpec[] {
+/**
+ * The server's tools: the code-mode tools (with the assignment tools when given), then every space's user-defined tools,
+ * then the conformance suite's fixtures when asked for.
+ */
+function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string, assignments: ActionServerAssignments | undefined, fixtures: boolean): ToolSpec[] {
   const ids = spaces.map((s) => s.id);
   return [
     ...codeTools(ids),
@@ -430,6 +441,7 @@ function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string, assignme
     ...skillTools(),
     ...(assignments ? assignmentTools(assignments) : []),
     ...spaces.flatMap((space) => (space.tools ?? []).map((tool) => (isPromptTool(tool) ? promptToolSpec(space, tool) : userToolSpec(space, tool, baseDir)))),
+    ...(fixtures ? conformanceTools() : []),
   ];
 }
 

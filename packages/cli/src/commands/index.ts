@@ -125,6 +125,7 @@ export const commands: Command[] = [
       'database-url': { type: 'string', description: 'PostgreSQL of the shared stores, for replicas (default: $DATABASE_URL; docs/deployment.md)', valueName: 'url' },
       'redis-url': { type: 'string', description: 'Redis of the shared rate-limit counters (default: $REDIS_URL)', valueName: 'url' },
       'advertise-url': { type: 'string', description: 'Where other replicas reach this one (default: http://127.0.0.1:<port>)', valueName: 'url' },
+      'conformance-fixtures': { type: 'boolean', description: "Also serve the MCP conformance suite's test tools, prompts and resources (for conformance testing only)" },
     },
     load: async () => (await import('@agent-spaces/server')).serve,
   },

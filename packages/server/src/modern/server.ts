@@ -13,6 +13,8 @@ export interface ServedSurface {
   readonly calls: CallSettings;
   /** The tools served now. */
   specs(): readonly ToolSpec[];
+  /** Whether the MCP conformance suite's prompts and resources are served too (its tools are among {@link specs}). */
+  readonly conformanceFixtures?: boolean;
 }
 
 /**
