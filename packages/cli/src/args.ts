@@ -34,10 +34,12 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       const closest = closestNames(token.name, Object.keys(options), 2).map((n) => `--${n}`);
       throw problem(`unknown option "${token.rawName}"${didYouMean(closest)}`, { option: token.rawName, closest });
     }
-    if (option.type === 'string' && token.value === undefined) throw problem(`--${token.name} needs a value (<${option.valueName ?? 'value'}>)`, { option: `--${token.name}` });
+    // `--config --json` is a missing value, not a config named "--json" (`--config=--json` names it).
+    if (option.type === 'string' && (token.value === undefined || (!token.inlineValue && token.value.startsWith('-')))) throw problem(`--${token.name} needs a value (<${option.valueName ?? 'value'}>)`, { option: `--${token.name}` });
     if (option.type === 'boolean' && token.value !== undefined) throw problem(`--${token.name} takes no value (got "${token.value}")`, { option: `--${token.name}` });
     values[token.name] = token.value ?? true;
   }
+  if (values.help) return { command, values, positionals };
   if (positionals.length !== command.positionals.length) {
     throw problem(`expected ${command.positionals.map((p) => `<${p}>`).join(' ') || 'no arguments'}, got ${positionals.length === 0 ? 'none' : positionals.map((p) => `"${p}"`).join(' ')}`);
   }

@@ -17,7 +17,7 @@ export function signature(command: Command): string {
 /** The top-level help: what agent-spaces is, every command with its description, the global options. */
 export function usage(width = helpWidth()): string {
   return [
-    'agent-spaces — compile tools into typed code APIs and run agent code against them',
+    wrap('agent-spaces — compile tools into typed code APIs and run agent code against them', width, 0),
     '',
     'Usage: agent-spaces <command> [options]',
     '',

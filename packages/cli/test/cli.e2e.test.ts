@@ -41,7 +41,7 @@ describe('agent-spaces', () => {
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
     const badOption = await cli('capabilities', 'build', '--bogus');
     expect(badOption.code).toBe(2);
-    expect(badOption.stderr).toContain("'--bogus'");
+    expect(badOption.stderr).toContain('unknown option "--bogus"');
   });
 
   it('builds, then skips unchanged sources, and reports the build as JSON', async () => {
