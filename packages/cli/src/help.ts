@@ -5,7 +5,7 @@ import { GLOBAL_OPTIONS, type Command, type CommandOption } from './commands/opt
 const MAX_LEFT = 34;
 
 /** Columns help text wraps at: the terminal's width on a terminal, else 80. */
-export function helpWidth(stream: { isTTY?: boolean; columns?: number } = process.stdout): number {
+function helpWidth(stream: { isTTY?: boolean; columns?: number } = process.stdout): number {
   return stream.isTTY === true && stream.columns !== undefined && stream.columns > 0 ? stream.columns : 80;
 }
 
