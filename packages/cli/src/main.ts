@@ -1,6 +1,7 @@
 import { isAgentSpacesError, jsonText, toWireError, visibleText } from '@agent-spaces/capabilities';
 import { parseCommandLine, type ParsedCommand } from './args.js';
 import { commands } from './commands/index.js';
+import { COMPLETE_COMMAND, completeWords } from './completion.js';
 import { commandHelp, usage } from './help.js';
 import { toJson } from './json.js';
 import { cliOutput, createOutput, useColor, type Output } from './output.js';
@@ -22,8 +23,7 @@ export async function runCli(argv: readonly string[], output: Output = createOut
     output.out((await packageInfo()).version);
     return 0;
   }
-  if (first === '__complete') {
-    const { completeWords } = await import('./completion.js');
+  if (first === COMPLETE_COMMAND) {
     for (const candidate of await completeWords(argv.slice(1), commands)) output.out(candidate);
     return 0;
   }
