@@ -1,11 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, type CallToolResult, type LoggingMessageNotification, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { tsNodeArgs } from './support/child.js';
 import { newClient } from './support/client.js';
 import { createProject, type TestProject } from './support/project.js';
 import { HttpServe } from './support/serve.js';
@@ -200,6 +203,18 @@ describe('logging', () => {
     );
   });
 
+  it('tells the client that a call waits for approval', async () => {
+    const { client, messages } = await connect();
+    const code = "import { vault } from '@capabilities/vault';\ntry { await vault.deleteSecrets(); } catch (e) { return (e as { code: string }).code; }";
+    const answer = parts(await client.callTool({ name: 'execute', arguments: { code } }));
+    expect(answer.structured).toMatchObject({ result: 'APPROVAL_DENIED' });
+    expect(messages).toContainEqual({
+      level: 'notice',
+      logger: 'agent-spaces',
+      data: expect.objectContaining({ event: 'approval.waiting', approval: expect.any(String), capability: 'vault', function: 'deleteSecrets' }),
+    });
+  });
+
   it('tells every client that the server reloaded its config', async () => {
     const alice = await connect();
     const bob = await connect();
@@ -211,6 +226,22 @@ describe('logging', () => {
       });
     }
   });
+});
+
+describe('stdio', () => {
+  it('sends log messages at the level the client set over stdio too', async () => {
+    const entry = fileURLToPath(new URL('./support/serve-entry.ts', import.meta.url));
+    const transport = new StdioClientTransport({ command: process.execPath, args: [...tsNodeArgs(entry), JSON.stringify({ stdio: true })], cwd: project.rootDir, stderr: 'pipe' });
+    const client = newClient();
+    const messages: LogParams[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void messages.push(notification.params));
+    await client.connect(transport);
+    clients.push(client);
+    expect(client.getServerCapabilities()?.logging).toEqual({});
+    await client.setLoggingLevel('warning');
+    await client.callTool({ name: 'execute', arguments: { code: 'console.log("hidden"); console.warn("shown"); return 1;' } });
+    expect(consoleLines(messages)).toEqual(['warning shown']);
+  }, 60_000);
 });
 
 describe('protocol 2026-07-28', () => {
