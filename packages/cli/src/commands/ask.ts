@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { AgentSpacesError, visibleText } from '@agent-spaces/capabilities';
+import { AgentSpacesError, toWireError, visibleText } from '@agent-spaces/capabilities';
 import type { AgentEvent, ModelSettings, ToolPermission } from '@agent-spaces/sdk';
 import type { CommandContext } from './context.js';
 import { loadProject } from './project.js';
@@ -35,7 +35,8 @@ export async function ask(context: CommandContext): Promise<number> {
     }
   } catch (error) {
     if (!(error instanceof AgentSpacesError) || (error.code !== 'INVALID_ARGUMENTS' && error.code !== 'CONFIG_INVALID')) throw error;
-    output.err(`agent-spaces ask: ${error.message}`);
+    if (values.json === true) output.out(toJson({ ok: false, error: toWireError(error) }));
+    else output.err(`agent-spaces ask: ${error.message}`);
     return 2;
   }
   const space = await createSpace({ ...configSpaceOptions(project.rootDir, project.config), outDir: project.outDir });
