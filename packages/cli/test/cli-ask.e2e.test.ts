@@ -51,9 +51,14 @@ describe('agent-spaces ask', () => {
     expect(model.requests).toHaveLength(0);
   });
 
-  it('checks only the model, once with the flags applied: a bad server setting does not stop it, a model without baseURL does', async () => {
-    const other = await createProject({ 'agent-spaces.config.json': JSON.stringify({ capabilities: ['capabilities/*.json'], server: { port: 'nope' } }) });
+  it('checks the model once with the flags applied; a bad server setting is a config error naming its key (strict files)', async () => {
+    const bad = await createProject({ 'agent-spaces.config.json': JSON.stringify({ capabilities: ['capabilities/*.json'], server: { port: 'nope' } }) });
+    const other = await createProject({ 'agent-spaces.config.json': JSON.stringify({ capabilities: ['capabilities/*.json'], server: { port: 4000 } }) });
     try {
+      const refused = await runCli(bad.rootDir, ['ask', 'hi', '--model', 'openai-compatible:scripted', '--base-url', model.baseURL]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('CONFIG_INVALID');
+      expect(refused.stderr).toContain('server.port');
       model.script([textAnswer('Hello.')]);
       const flagged = await runCli(other.rootDir, ['ask', 'hi', '--model', 'openai-compatible:scripted', '--base-url', model.baseURL]);
       expect({ code: flagged.code, stdout: flagged.stdout }).toEqual({ code: 0, stdout: 'Hello.\n' });
@@ -62,7 +67,7 @@ describe('agent-spaces ask', () => {
       expect(unset.stderr).toContain('model.baseURL is required');
       expect(model.requests).toHaveLength(1);
     } finally {
-      await other.cleanup();
+      await Promise.all([bad.cleanup(), other.cleanup()]);
     }
   });
 });
