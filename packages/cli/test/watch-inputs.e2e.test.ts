@@ -2,10 +2,13 @@
 // a capability imports from `lib/` or `shared/` (the root folder itself is watched, its sub-folders are not).
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/fixtures/cli.js';
 import { makeProject } from '../../../test/fixtures/project.js';
 import { startWatch, type WatchProcess } from './support/watch.js';
+
+const memoryServer = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-memory/dist/index.js', import.meta.url));
 
 const greeting = (word: string) => `export function greet(name: string): string {\n  return \`${word}, \${name}\`;\n}\n`;
 
@@ -74,6 +77,26 @@ describe('capabilities build --watch: the files the build read', () => {
     await writeFile(join(dir, 'lib/greet.ts'), greeting('Welcome back'));
     expect(await watcher.nextLine(/^[↻✗] /)).toMatch(/^↻ \S+ lib\/greet\.ts: 1 built, 0 unchanged, 0 failed/);
     expect(await runHello(dir)).toContain('Welcome back, world!');
+    expect(await watcher.stop()).toBe(0);
+  });
+
+  it('rebuilds when an MCP client file appears in its own folder (.vscode/mcp.json, .cursor/mcp.json)', async () => {
+    const { dir } = await makeProject({}, { nodeModules: true });
+    expect((await runCli(dir, ['init'])).code).toBe(0);
+    watcher = startWatch(dir);
+    await watcher.nextLine(/^Watching for changes/);
+    await mkdir(join(dir, '.vscode'));
+    const server = (file: string) => ({ command: process.execPath, args: [memoryServer], env: { MEMORY_FILE_PATH: join(dir, file) } });
+    // VS Code's shape (`servers`), with a comment: read as written, and built as `mcp-memory`.
+    await writeFile(join(dir, '.vscode/mcp.json'), `// VS Code\n${JSON.stringify({ servers: { memory: server('a.jsonl') } })}\n`);
+    // (the folder's own creation may be a rebuild line of its own first)
+    expect(await watcher.nextLine(/^[↻✗] \S+ \.vscode\/mcp\.json/)).toMatch(/^↻ \S+ \.vscode\/mcp\.json: 1 built/);
+    await mkdir(join(dir, '.cursor'));
+    await writeFile(join(dir, '.cursor/mcp.json'), JSON.stringify({ mcpServers: { notes: server('b.jsonl') } }));
+    expect(await watcher.nextLine(/^[↻✗] \S+ \.cursor\/mcp\.json/)).toMatch(/^↻ \S+ \.cursor\/mcp\.json: 1 built/);
+    const list = await runCli(dir, ['capabilities', 'list', '--json']);
+    expect(list.stdout).toContain('mcp-memory');
+    expect(list.stdout).toContain('mcp-notes');
     expect(await watcher.stop()).toBe(0);
   });
 });

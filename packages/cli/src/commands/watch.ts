@@ -23,9 +23,9 @@ const SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
 const MAX_WATCHED_INPUTS = 1000;
 
 /**
- * `capabilities build --watch`, after the first build: rebuilds when a file changes in the config's folder, the skills
- * folder, a source pattern's folder (with its sub-folders when the pattern reaches into them), an OpenAPI spec's
- * folder, or any other file the last build recorded as read (a module a capability imports; at most
+ * `capabilities build --watch`, after the first build: rebuilds when a file changes in the config's folder, the folders
+ * of the MCP client files (`.cursor/`, `.vscode/`), the skills folder, a source pattern's folder (with its sub-folders
+ * when the pattern reaches into them), an OpenAPI spec's folder, or any other file the last build recorded as read (a module a capability imports; at most
  * {@link MAX_WATCHED_INPUTS}, looked for again after every build), and prints one line per rebuild (`--json`: one
  * report per line). A removed input is said before its rebuild. `node_modules`, `.git` and the output folder are never
  * watched. A changed config is loaded again; one that does not load is reported and the last good one kept. A failed
@@ -145,7 +145,7 @@ class ProjectWatcher {
 
   /** Watches the folders the config names now, and no others; returns the entries that came or went since the last look. */
   private rewatch(): string[] {
-    const dirs = watchedDirs(this.project, this.skillsDir);
+    const dirs = watchedDirs(this.project, this.skillsDir, this.mcpFiles);
     const { folders, entries } = survey(dirs, (path) => this.skipped(path), (dir) => this.watchFolder(dir));
     for (const [dir, watcher] of this.watchers) {
       if (folders.has(dir)) continue;
@@ -215,7 +215,7 @@ class ProjectWatcher {
   private async rebuild(): Promise<void> {
     const files = this.takeChanges();
     if (files.length === 0) return;
-    const configChanged = files.some((file) => file === this.project.file || this.mcpFiles.has(basename(file)));
+    const configChanged = files.some((file) => file === this.project.file || this.mcpFiles.has(this.rel(file)));
     if (configChanged && !(await this.reloadConfig())) return;
     for (const file of files) {
       // A file other sources read went away (a removed source itself just leaves the build).
@@ -255,15 +255,17 @@ class ProjectWatcher {
 }
 
 /**
- * Folders to watch, and whether with their sub-folders: the config's folder, the skills folder, each source pattern's
- * fixed part (with sub-folders when a glob comes before the pattern's last part, as `**` does), each spec's folder.
+ * Folders to watch, and whether with their sub-folders: the config's folder, the MCP client files' folders, the skills
+ * folder, each source pattern's fixed part (with sub-folders when a glob comes before the pattern's last part, as `**` does), each spec's folder.
  */
-function watchedDirs(project: Project, skillsDir: string): Map<string, boolean> {
+function watchedDirs(project: Project, skillsDir: string, mcpFiles: ReadonlySet<string>): Map<string, boolean> {
   const dirs = new Map<string, boolean>([
     [project.rootDir, false],
     [resolve(project.rootDir, skillsDir), false],
   ]);
   const add = (dir: string, recursive: boolean) => dirs.set(dir, (dirs.get(dir) ?? false) || recursive);
+  // The client files in their own folders (`.cursor/mcp.json`, `.vscode/mcp.json`).
+  for (const file of mcpFiles) add(dirname(resolve(project.rootDir, file)), false);
   for (const pattern of project.config.capabilities) {
     const fixed = pattern.split('/');
     const glob = fixed.findIndex((part) => /[*?[\]{}!]/.test(part));
