@@ -4,7 +4,9 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { RATE_PERIODS } from '@agent-spaces/capabilities';
 import { CONFIG_KEYS, findConfigProblem } from '../src/config/validate.js';
-import { FILE_SCHEMAS, fileSchema, findSchemaProblems } from '../src/config/file-schemas.js';
+import { createRequire } from 'node:module';
+import standalone from 'ajv/dist/standalone/index.js';
+import { createSchemaSet, FILE_SCHEMAS, fileSchema, findSchemaProblems, type FileFormat } from '../src/config/file-schemas.js';
 import { readJsonSource } from '../src/sources/json.js';
 import { makeProject } from '../../../test/fixtures/project.js';
 import { sourceContext } from './helpers.js';
@@ -134,5 +136,25 @@ describe('the published schemas', () => {
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
     const ajv = new Ajv({ strict: false });
     expect(ajv.validateSchema(schema), ajv.errorsText()).toBe(true);
+  });
+});
+
+describe('the precompiled validators (the build\'s ajv standalone code)', () => {
+  const compiledNow = createSchemaSet();
+  const module = { exports: {} as Record<string, (value: unknown) => boolean> };
+  const code = standalone.default(createSchemaSet({ source: true }), Object.fromEntries(Object.keys(FILE_SCHEMAS).map((f) => [f, fileSchema(f as FileFormat).$id as string])));
+  new Function('module', 'exports', 'require', code)(module, module.exports, createRequire(import.meta.url));
+  const errorsOf = (validate: ((value: unknown) => boolean) & { errors?: unknown }, value: unknown) =>
+    validate(value) ? [] : (validate.errors as { instancePath: string; keyword: string; params: unknown; parentSchema: unknown }[]).map((e) => [e.instancePath, e.keyword, e.params, e.parentSchema]);
+
+  it.each([
+    ['capability', { ...capability, functions: [{ ...fn, requiresAproval: true }] }],
+    ['capability', { name: 'x', parameters: { type: 'array' }, strict: 'yes' }],
+    ['config', { capabilites: [], server: { port: '8080', auth: { issuer: 1 } }, spaces: [{ id: 'a b' }] }],
+    ['agent', { systemPromt: 'hi', prompts: [{ name: 'p', argumnets: [] }] }],
+    ['agent', { systemPrompt: 'hi' }],
+  ])('%s %j: the same errors as ajv compiling the schema now', (format, value) => {
+    const now = compiledNow.getSchema(fileSchema(format as FileFormat).$id as string)!;
+    expect(errorsOf(module.exports[format]!, value)).toEqual(errorsOf(now, value));
   });
 });
