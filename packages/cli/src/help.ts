@@ -34,6 +34,20 @@ export function usage(width = helpWidth()): string {
   ].join('\n');
 }
 
+/** The help of a command group (`capabilities`, `skills`, …): its commands; undefined when `group` names none. */
+export function groupHelp(group: string, width = helpWidth()): string | undefined {
+  const members = commands.filter((c) => c.path.length > 1 && c.path[0] === group);
+  if (members.length === 0) return undefined;
+  return [
+    `Usage: agent-spaces ${group} <command> [options]`,
+    '',
+    'Commands:',
+    columns(members.map((c) => [signature(c), c.description]), width),
+    '',
+    `Run \`agent-spaces ${group} <command> --help\` for its options.`,
+  ].join('\n');
+}
+
 /** The help of one command: its usage line, description, and every option (its own, then the global ones). */
 export function commandHelp(command: Command, width = helpWidth()): string {
   const options = { ...command.options, ...GLOBAL_OPTIONS };

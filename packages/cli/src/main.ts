@@ -2,7 +2,7 @@ import { isAgentSpacesError, jsonText, toWireError, visibleText } from '@agent-s
 import { parseCommandLine, type ParsedCommand } from './args.js';
 import { commands } from './commands/index.js';
 import { COMPLETE_COMMAND, completeWords } from './completion.js';
-import { commandHelp, usage } from './help.js';
+import { commandHelp, groupHelp, usage } from './help.js';
 import { toJson } from './json.js';
 import { cliOutput, createOutput, useColor, type Output } from './output.js';
 import { packageInfo } from './package-info.js';
@@ -21,6 +21,11 @@ export async function runCli(argv: readonly string[], output: Output = createOut
   }
   if (first === '--version' || first === '-v') {
     output.out((await packageInfo()).version);
+    return 0;
+  }
+  const group = argv.length === 2 && ['--help', '-h', 'help'].includes(argv[1]!) ? groupHelp(first) : undefined;
+  if (group !== undefined) {
+    output.out(group);
     return 0;
   }
   if (first === COMPLETE_COMMAND) {

@@ -50,6 +50,15 @@ describe('--help', () => {
     const serve = helps.find((h) => h.path.join(' ') === 'mcp serve')!.result.stdout;
     expect(serve).toMatch(/--max-sessions-per-client <n> {2}Most sessions/);
   }, 120_000);
+
+  it.each(['capabilities', 'skills', 'approvals', 'mcp'])('%s --help lists the group\'s commands and exits 0', async (group) => {
+    for (const flag of ['--help', '-h']) {
+      const result = await cli(group, flag);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`Usage: agent-spaces ${group} <command> [options]`);
+      for (const command of commands.filter((c) => c.path[0] === group)) expect(result.stdout).toContain(command.path.join(' '));
+    }
+  });
 });
 
 describe('did you mean', () => {
