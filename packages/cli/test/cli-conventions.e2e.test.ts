@@ -152,10 +152,17 @@ describe('config from a subfolder', () => {
 
 describe('shell completion', () => {
   /** What bash's completion function offers for `line` (the cursor at its end), with the script `completion bash` printed. */
+  let binFolder: Promise<string> | undefined;
+  /** A folder holding an `agent-spaces` command, written once (calls run at once: a rewrite under a running one fails it). */
+  const agentSpacesBin = () =>
+    (binFolder ??= (async () => {
+      const bin = project.path('.bin');
+      await mkdir(bin, { recursive: true });
+      await writeFile(`${bin}/agent-spaces`, `#!/bin/sh\nexec "${process.execPath}" "${CLI_BIN}" "$@"\n`, { mode: 0o755 });
+      return bin;
+    })());
   async function complete(line: string): Promise<string[]> {
-    const bin = project.path('.bin');
-    await mkdir(bin, { recursive: true });
-    await writeFile(`${bin}/agent-spaces`, `#!/bin/sh\nexec "${process.execPath}" "${CLI_BIN}" "$@"\n`, { mode: 0o755 });
+    const bin = await agentSpacesBin();
     const words = line.split(' ');
     const script = [
       'source <(agent-spaces completion bash)',
