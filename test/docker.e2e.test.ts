@@ -103,8 +103,11 @@ describe('Dockerfile', () => {
 
 describe('its health check', () => {
   let server: ReturnType<typeof spawn> | undefined;
-  afterEach(() => {
-    server?.kill('SIGTERM');
+  afterEach(async () => {
+    if (!server || server.exitCode !== null) return;
+    const exited = new Promise((done) => server!.once('exit', done));
+    server.kill('SIGTERM');
+    await exited;
   });
 
   it("fails while nothing listens, and passes on a real `mcp serve` (GET /health, no token)", async () => {
@@ -114,7 +117,7 @@ describe('its health check', () => {
     expect(await probe(command, port)).toBe(1);
 
     const project = await makeProject({ 'agent-spaces.config.json': { capabilities: [] } });
-    server = spawn(process.execPath, [CLI_BIN, 'mcp', 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+    server = spawn(process.execPath, ['--no-node-snapshot', CLI_BIN, 'mcp', 'serve', '--port', String(port), '--host', '127.0.0.1'], {
       cwd: project.dir,
       env: { ...process.env, AGENT_SPACES_MCP_TOKEN: 'docker-test-token' },
       stdio: 'ignore',
