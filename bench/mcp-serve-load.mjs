@@ -21,31 +21,39 @@
 // per client (--max-sessions-per-client; a 1.x client is a client of its own and uses one).
 // Server CPU per request: user+system CPU of every replica process and its children (sandbox processes, MCP servers;
 // /proc/<pid>/stat before and after the round, children reaped meanwhile included) over the HTTP requests the clients
-// sent (counted by their fetch) and over their tool calls (3 per client).
+// sent (counted by their fetch), over their tool calls (3 per client) and per client round (one client's whole visit),
+// split into the servers' main threads, their other threads (typecheck workers, GC) and their children.
+// Goals (issue 32): 100 clients execute p50 ≤ 150 ms, p95 ≤ 400 ms; 10 clients p95 ≤ 100 ms; server CPU per client
+// round ≤ 5 ms; each printed with ✓ or ✗ under its round.
 //
 // Run after `npm run build`: node bench/mcp-serve-load.mjs [--mode embedded|shared|replicas|all] [--clients 100]
-//   [--rounds 1,10,100] [--client 1.x|v2|both]
+//   [--rounds 1,10,100] [--client 1.x|v2|both] [--idle] [--root <another built checkout, served instead of this one>]
+// Quick path: --mode embedded --rounds 10,100 --client 1.x (naming --rounds skips the idle costs unless --idle).
 // (BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.)
 import { spawn, execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startHaproxy, startPostgres, startRedis } from './services.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = fileURLToPath(new URL('../packages/cli/bin/agent-spaces.js', import.meta.url));
 const argument = (name, fallback) => {
   const at = process.argv.indexOf(`--${name}`);
   return at > 0 ? process.argv[at + 1] : fallback;
 };
+// --root <checkout>: serve another built checkout (e.g. a worktree of the baseline) with this bench, for A/B runs.
+const root = resolve(argument('root', fileURLToPath(new URL('..', import.meta.url))));
+const cli = join(root, 'packages/cli/bin/agent-spaces.js');
 const MODES = { embedded: 'one replica, embedded stores', shared: 'one replica, PostgreSQL + Redis', replicas: 'three replicas behind HAProxy, PostgreSQL + Redis' };
 const modeArg = argument('mode', 'all');
 if (modeArg !== 'all' && !Object.hasOwn(MODES, modeArg)) throw new Error(`--mode must be embedded, shared, replicas or all, not ${modeArg}`);
 const RUN_MODES = modeArg === 'all' ? Object.keys(MODES) : [modeArg];
 const CLIENTS = Number(argument('clients', '100'));
 const ROUNDS = argument('rounds', `1,10,${CLIENTS}`).split(',').map(Number);
+// The idle costs take a minute: a run that names its rounds (the quick path) skips them unless --idle asks.
+const IDLE = process.argv.includes('--idle') || !process.argv.includes('--rounds');
 const clientArg = argument('client', 'both');
 if (!['1.x', 'v2', 'both'].includes(clientArg)) throw new Error(`--client must be 1.x, v2 or both, not ${clientArg}`);
 const KINDS = clientArg === 'both' ? ['1.x', 'v2'] : [clientArg];
@@ -120,16 +128,37 @@ function ticks(p) {
   }
 }
 
-/** CPU seconds used so far by the processes `pids` with all their children, live or reaped: `sandboxes` is the live sandbox processes' share. */
+/** CPU seconds of process `p`'s main thread (its task `p`); the rest of its own CPU is its other threads'. */
+const mainThread = (p) => {
+  try {
+    const fields = readFileSync(`/proc/${p}/task/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+};
+
+/**
+ * CPU seconds used so far by the processes `pids` with all their children, live or reaped: `sandboxes` is the live
+ * sandbox processes' share, `main` the main threads of `pids`, `threads` their other threads (typecheck workers, GC
+ * helpers, libuv's pool).
+ */
 function treeCpu(pids) {
   let total = 0;
   let sandboxes = 0;
+  let main = 0;
+  let threads = 0;
   for (const p of treeOf(pids)) {
     const { own, reaped } = ticks(p);
     total += own + reaped;
     if (isSandbox(p)) sandboxes += own;
+    if (pids.includes(p)) {
+      const mainCpu = mainThread(p);
+      main += mainCpu;
+      threads += own - mainCpu;
+    }
   }
-  return { total, sandboxes };
+  return { total, sandboxes, main, threads };
 }
 
 /** CPU seconds used so far by the servers (with their children), their live sandbox processes, the engines, and this process (the clients). */
@@ -137,7 +166,7 @@ function cpu(deployment) {
   const servers = treeCpu(deployment.servers.map((s) => s.pid));
   const engines = Object.fromEntries(Object.entries(deployment.engines).map(([name, pid]) => [name, treeCpu([pid]).total]));
   const own = process.cpuUsage();
-  return { server: servers.total, sandboxes: servers.sandboxes, engines, clients: own.user / 1e6 + own.system / 1e6 };
+  return { server: servers.total, sandboxes: servers.sandboxes, main: servers.main, threads: servers.threads, engines, clients: own.user / 1e6 + own.system / 1e6 };
 }
 
 function script(i, kind) {
@@ -320,8 +349,41 @@ async function round(deployment, n, leave, kind) {
   const engines = Object.keys(cpuAfter.engines).map((name) => `, ${name} ${(cpuAfter.engines[name] - cpuBefore.engines[name]).toFixed(2)}`).join('');
   console.log(`         CPU s: servers with their children ${used('server')} (live sandbox processes ${used('sandboxes')} of it), clients (this process) ${used('clients')}${engines}`);
   console.log(`         server CPU per request: ${perRequest(figures.serverCpu, requests)} per HTTP request (${requests}), ${perRequest(figures.serverCpu, figures.toolCalls)} per tool call (${figures.toolCalls})`);
+  console.log(`         ${perClientRound(figures.serverCpu, n, (key) => cpuAfter[key] - cpuBefore[key])}`);
+  const goals = roundGoals(n, figures);
+  if (goals) console.log(`         goals (issue 32): ${goals}`);
   for (const error of errors) console.log(`         error: ${error}`);
   return figures;
+}
+
+/** Issue 32's goal for the server's CPU per client round (create_session, send_code, execute, leave), in ms. */
+const CPU_PER_CLIENT_GOAL_MS = 5;
+/** Issue 32's `execute` latency goals by round size: p50 and p95 in ms (`undefined`: no goal). */
+const EXECUTE_GOALS = { 10: [undefined, 100], 100: [150, 400] };
+const mark = (value, goal) => (goal === undefined ? '' : `${ms(value)} ${value <= goal ? '✓' : '✗'} (goal ≤ ${goal} ms)`);
+
+/**
+ * "server CPU per client round: …": the servers' CPU over `n` clients, split into the servers' main threads, their
+ * other threads (typecheck workers, GC helpers, libuv's pool) and their children (sandbox processes, live and reaped;
+ * MCP servers); `used(key)` is a CPU figure's change over the round, in s.
+ */
+function perClientRound(serverSeconds, n, used) {
+  const per = (seconds) => `${((seconds * 1000) / n).toFixed(1)} ms`;
+  const total = (serverSeconds * 1000) / n;
+  const children = serverSeconds - used('main') - used('threads');
+  return (
+    `server CPU per client round: ${total.toFixed(1)} ms ${total <= CPU_PER_CLIENT_GOAL_MS ? '✓' : '✗'} (goal ≤ ${CPU_PER_CLIENT_GOAL_MS} ms) = ` +
+    `main thread ${per(used('main'))} + other threads (typecheck workers, GC) ${per(used('threads'))} + children (sandbox processes, MCP servers) ${per(children)}`
+  );
+}
+
+/** The round's `execute` latencies against issue 32's goals for its size, or undefined when it has none. */
+function roundGoals(n, figures) {
+  const goal = EXECUTE_GOALS[n];
+  if (!goal) return undefined;
+  return [goal[0] === undefined ? '' : `execute p50 ${mark(figures.execute[0], goal[0])}`, `execute p95 ${mark(figures.execute[1], goal[1])}`]
+    .filter(Boolean)
+    .join(', ');
 }
 
 const perRequest = (seconds, requests) => (requests === 0 ? '—' : `${((seconds * 1000) / requests).toFixed(1)} ms`);
@@ -376,7 +438,7 @@ async function runMode(mode) {
         if (n === Math.max(...ROUNDS) && leave !== 'close') largest[kind] = figures;
       }
     }
-    if (mode === 'embedded' && KINDS.includes('1.x')) await idleCosts(deployment.servers[0]);
+    if (mode === 'embedded' && KINDS.includes('1.x') && IDLE) await idleCosts(deployment.servers[0]);
   } finally {
     await deployment.close();
   }
@@ -387,7 +449,7 @@ async function runMode(mode) {
 function summary(results) {
   const n = Math.max(...ROUNDS);
   console.log(`\n${n} clients at once, side by side (1.x: leaving by DELETE; server CPU: every replica with its children)`);
-  console.log('mode      client  ok        execute p50/p95    send_code p50/p95   server CPU per HTTP request / per tool call');
+  console.log('mode      client  ok        execute p50/p95    send_code p50/p95   server CPU per HTTP request / per tool call / per client round');
   for (const [mode, byKind] of Object.entries(results)) {
     for (const [kind, f] of Object.entries(byKind)) {
       console.log(
@@ -397,7 +459,7 @@ function summary(results) {
           `${f.ok}/${f.n}`.padEnd(9),
           `${ms(f.execute[0])} / ${ms(f.execute[1])}`.padEnd(18),
           `${ms(f.sendCode[0])} / ${ms(f.sendCode[1])}`.padEnd(19),
-          `${perRequest(f.serverCpu, f.requests)} / ${perRequest(f.serverCpu, f.toolCalls)}`,
+          `${perRequest(f.serverCpu, f.requests)} / ${perRequest(f.serverCpu, f.toolCalls)} / ${perRequest(f.serverCpu, f.n)} (goal ≤ ${CPU_PER_CLIENT_GOAL_MS} ms)`,
         ].join(' '),
       );
     }
