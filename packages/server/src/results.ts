@@ -57,7 +57,22 @@ export function runResult(run: RunResult, extra: Record<string, unknown> = {}): 
     metadata: { duration_ms: Math.round(run.stats.durationMs * 10) / 10, capability_calls: run.stats.capabilityCalls },
   };
   if (run.ok) return toolResult({ ...extra, result: run.result ?? null, ...report });
-  return toolError(run.error, { ...extra, ...report });
+  return toolError(leanTypeError(run.error), { ...extra, ...report });
+}
+
+/**
+ * A `TYPE_ERROR` as the model reads it: each diagnostic without the `detail` its size budget cut (docs/errors.md,
+ * "Type errors"), which the SDK's run result and `check --json` keep. Any other error as it is.
+ */
+function leanTypeError(error: WireError): WireError {
+  const diagnostics = (error.data as { diagnostics?: unknown } | undefined)?.diagnostics;
+  if (error.code !== 'TYPE_ERROR' || !Array.isArray(diagnostics)) return error;
+  const lean = diagnostics.map((d: unknown) => {
+    if (d === null || typeof d !== 'object' || !('detail' in d)) return d;
+    const { detail: _cut, ...rest } = d as Record<string, unknown>;
+    return rest;
+  });
+  return { ...error, data: { ...error.data, diagnostics: lean } };
 }
 
 /** `message`, or `[level] message` for levels other than `log`. */

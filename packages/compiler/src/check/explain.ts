@@ -3,15 +3,21 @@
  * misspelt name the closest names the module or object has, so the agent fixes its code in one round.
  */
 import type ts from 'typescript';
+import { HINT_BUDGET, fitSignature } from './lean.js';
 import type { FunctionHint, TypecheckDiagnostic } from './types.js';
 
 /** Most closest names given for a misspelt one. */
 const CLOSEST = 3;
+/** Most steps {@link Hints.origin} takes back from a property read to the call that gave its value. */
+const ORIGIN_STEPS = 16;
 /** Codes of "no such property / export" diagnostics, whose name may be misspelt. */
 const UNKNOWN_NAME = new Set([2339, 2551, 2305, 2724, 2614]);
 
 /** The hints of one diagnostic: the function it is about, or the closest names to a misspelt one. */
-export type DiagnosticHints = Pick<TypecheckDiagnostic, 'function' | 'closest'>;
+export type DiagnosticHints = Pick<TypecheckDiagnostic, 'function' | 'closest' | 'detail'>;
+
+/** A hint with the forms of its signature, most detailed first, that {@link HINT_BUDGET} chooses from. */
+type DraftHint = FunctionHint & { forms?: string[] };
 
 /**
  * The hints for a diagnostic at `start` in the agent file `file`: the declared function (one of `isDeclared`'s files)
@@ -29,15 +35,34 @@ export function explainDiagnostic(
   const hints = new Hints(typescript, checker, isDeclared);
   if (UNKNOWN_NAME.has(diagnostic.code)) {
     const closest = hints.closest(node);
-    if (closest.length > 0) return { closest };
+    if (closest.length > 0) return withinBudget(closest, 'closest');
+    const origin = hints.origin(node);
+    if (origin) return withinBudget([origin], 'function');
   }
   for (let at: ts.Node | undefined = node; at && !typescript.isSourceFile(at); at = at.parent) {
     if (typescript.isCallExpression(at)) {
       const fn = hints.ofCall(at);
-      if (fn) return { function: fn };
+      if (fn) return withinBudget([fn], 'function');
     }
   }
   return {};
+}
+
+/**
+ * The hints with their signatures fitted to {@link HINT_BUDGET} together (inline object types abbreviated, then the
+ * declared parameter types' names only); a signature that had to be shortened is kept whole in `detail.signatures`.
+ */
+function withinBudget(drafts: DraftHint[], as: 'function' | 'closest'): DiagnosticHints {
+  const each = Math.floor(HINT_BUDGET / drafts.length);
+  const whole: string[] = [];
+  const hints = drafts.map(({ forms, ...hint }): FunctionHint => {
+    if (!forms || hint.signature === undefined) return hint;
+    const signature = fitSignature(forms, each);
+    if (signature !== hint.signature) whole.push(hint.signature);
+    return { ...hint, signature };
+  });
+  const detail = whole.length > 0 ? { detail: { signatures: whole } } : {};
+  return as === 'function' ? { function: hints[0]!, ...detail } : { closest: hints, ...detail };
 }
 
 /** The innermost node of `file` spanning `position`. */
@@ -64,7 +89,7 @@ class Hints {
   }
 
   /** The declared function `call` calls, named as the agent wrote it. */
-  ofCall(call: ts.CallExpression): FunctionHint | undefined {
+  ofCall(call: ts.CallExpression): DraftHint | undefined {
     const callee = call.expression;
     const nameNode = this.#ts.isPropertyAccessExpression(callee) ? callee.name : callee;
     const symbol = this.#checker.getSymbolAtLocation(nameNode);
@@ -72,8 +97,37 @@ class Hints {
     return this.#hint(callee.getText(), this.#resolved(symbol), nameNode);
   }
 
+  /**
+   * For a property read from a value a declared function gave, that function: its return type is what the value
+   * has. Followed through property reads, calls of other functions and the variable a call initialised
+   * (`const graph = memory.readGraph(); graph.entities.size` → `memory.readGraph`).
+   */
+  origin(node: ts.Node): DraftHint | undefined {
+    const t = this.#ts;
+    const access = node.parent;
+    if (!access || !t.isPropertyAccessExpression(access) || access.name !== node) return undefined;
+    let at: ts.Expression = access.expression;
+    for (let step = 0; step < ORIGIN_STEPS; step++) {
+      while (t.isAwaitExpression(at) || t.isParenthesizedExpression(at) || t.isNonNullExpression(at)) at = at.expression;
+      if (t.isCallExpression(at)) {
+        const hint = this.ofCall(at);
+        if (hint) return hint;
+        at = at.expression;
+      } else if (t.isPropertyAccessExpression(at) || t.isElementAccessExpression(at)) {
+        at = at.expression;
+      } else if (t.isIdentifier(at)) {
+        const declaration = this.#checker.getSymbolAtLocation(at)?.valueDeclaration;
+        if (!declaration || !t.isVariableDeclaration(declaration) || !declaration.initializer) return undefined;
+        at = declaration.initializer;
+      } else {
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+
   /** The closest declared names to the unknown property or import name at `node`. */
-  closest(node: ts.Node): FunctionHint[] {
+  closest(node: ts.Node): DraftHint[] {
     const t = this.#ts;
     const parent = node.parent;
     if (t.isIdentifier(node) && parent && t.isPropertyAccessExpression(parent) && parent.name === node) {
@@ -90,7 +144,7 @@ class Hints {
     return [];
   }
 
-  #nearest(wanted: string, candidates: readonly ts.Symbol[], label: (name: string) => string, at: ts.Node): FunctionHint[] {
+  #nearest(wanted: string, candidates: readonly ts.Symbol[], label: (name: string) => string, at: ts.Node): DraftHint[] {
     const declared = candidates.filter((s) => this.#declaredIn(this.#resolved(s)));
     const limit = Math.max(2, Math.floor(wanted.length / 3));
     return declared
@@ -101,26 +155,37 @@ class Hints {
       .map(({ symbol }) => this.#hint(label(symbol.name), this.#resolved(symbol), at) ?? { name: label(symbol.name), module: this.#moduleOf(symbol) });
   }
 
-  /** A hint for declared function `symbol`, shown as `name(…): …`, with its parameter types spelled out. */
-  #hint(name: string, symbol: ts.Symbol, at: ts.Node): FunctionHint | undefined {
+  /**
+   * A hint for declared function `symbol`, shown as `name(…): …` with its parameter types spelled out; its `forms`
+   * are that signature and the one naming the declared parameter types instead, for the budget to choose from.
+   */
+  #hint(name: string, symbol: ts.Symbol, at: ts.Node): DraftHint | undefined {
     if (!this.#declaredIn(symbol)) return undefined;
     const type = this.#checker.getTypeOfSymbolAtLocation(symbol, at);
     const signature = type.getCallSignatures()[0];
     if (!signature) return undefined;
     const parameters = signature.getParameters().map((p) => {
       const declaration = p.valueDeclaration;
-      const optional = declaration && this.#ts.isParameter(declaration) && (declaration.questionToken || declaration.initializer) ? '?' : '';
+      const isParameter = declaration !== undefined && this.#ts.isParameter(declaration);
+      const optional = isParameter && (declaration.questionToken || declaration.initializer) ? '?' : '';
+      const rest = isParameter && declaration.dotDotDotToken ? '...' : '';
       const type = this.#checker.getTypeOfSymbolAtLocation(p, at);
-      return `${p.name}${optional}: ${this.#spelled(optional ? this.#checker.getNonNullableType(type) : type)}`;
+      const declared = optional ? this.#checker.getNonNullableType(type) : type;
+      return { spelled: `${rest}${p.name}${optional}: ${this.#spelled(declared)}`, named: `${rest}${p.name}${optional}: ${this.#print(declared)}` };
     });
     const returns = this.#print(signature.getReturnType());
-    return { name, module: this.#moduleOf(symbol), signature: `${name}(${parameters.join(', ')}): ${returns}` };
+    const form = (key: 'spelled' | 'named') => `${name}(${parameters.map((p) => p[key]).join(', ')}): ${returns}`;
+    return { name, module: this.#moduleOf(symbol), signature: form('spelled'), forms: [form('spelled'), form('named')] };
   }
 
-  /** A parameter type, with a named object type written out as its members so one line tells what to pass. */
+  /**
+   * A parameter type, with a named object type the declarations define (not a lib type such as `Array`) written out
+   * as its members, so one line tells what to pass.
+   */
   #spelled(type: ts.Type): string {
     const named = type.aliasSymbol ?? type.getSymbol();
-    if (!named || !(type.flags & this.#ts.TypeFlags.Object) || type.getCallSignatures().length > 0) {
+    const isObject = (type.flags & this.#ts.TypeFlags.Object) !== 0 && type.getCallSignatures().length === 0;
+    if (!named || !isObject || !this.#declaredIn(named) || this.#checker.isArrayLikeType(type)) {
       return this.#print(type);
     }
     const members = this.#checker.getPropertiesOfType(type).map((p) => {

@@ -3,6 +3,7 @@ import { AgentSpacesError } from '@agent-spaces/capabilities';
 import { Batcher } from './batch.js';
 import { collectBindings } from './bindings.js';
 import { explainDiagnostic } from './explain.js';
+import { fitDiagnostic } from './lean.js';
 import { CHECK_COMPILER_OPTIONS } from './options.js';
 import { sharedLibraries, type SharedLibraries } from './lib-files.js';
 import { MIXED_RESULT_CODE, MIXED_RESULT_MESSAGE, prepareScript, type PreparedScript } from './script.js';
@@ -150,7 +151,7 @@ export class ServiceTypechecker implements Typechecker {
       ...script.locate(d.start ?? 0),
       ...(program && file ? explainDiagnostic(this.#ts, program.getTypeChecker(), file, d, isDeclared) : {}),
     }));
-    return [...mixed, ...own].sort((a, b) => a.line - b.line || a.column - b.column);
+    return [...mixed, ...own].map(fitDiagnostic).sort((a, b) => a.line - b.line || a.column - b.column);
   }
 
   /**

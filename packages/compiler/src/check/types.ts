@@ -15,6 +15,11 @@ export interface TypecheckDiagnostic {
   function?: FunctionHint;
   /** For a name the module or object does not have, its closest names (most alike first). */
   closest?: FunctionHint[];
+  /**
+   * What the size budget (docs/errors.md, "Type errors") cut, whole: the message and the hint's signatures as they
+   * were before. Absent when nothing was cut; left out of what `mcp serve` answers, which the model reads.
+   */
+  detail?: { message?: string; signatures?: string[] };
 }
 
 /** A declared name a type error is about, as the agent calls it. */
@@ -23,7 +28,11 @@ export interface FunctionHint {
   name: string;
   /** The module declaring it (`@capabilities/trains`); '' for a global. */
   module: string;
-  /** For a function, its signature with parameter object types written out: `trainSchedule.getSchedule(params?: { station?: string }): Promise<Trip[]>`. */
+  /**
+   * For a function, its signature with parameter object types written out:
+   * `trainSchedule.getSchedule(params?: { station?: string }): Promise<Trip[]>`; within the hint's budget, inline
+   * object types abbreviated (`{ … }`) or the declared parameter types named instead.
+   */
   signature?: string;
 }
 
