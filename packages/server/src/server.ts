@@ -23,6 +23,7 @@ import { codeInstructions } from './inject.js';
 import { DEFAULT_CLIENT_LOG_LEVEL, passes, serverEventMessage, type ClientLogMessage } from './client-log.js';
 import { silentLog, teeLog, type LogEvent, type LogFields, type LogLevel, type ServerLog } from './log.js';
 import { getPrompt, listPrompts } from './prompts.js';
+import { LazySchemaValidator } from './schema-validator.js';
 import { ServerSessions } from './sessions.js';
 import { watchRecovery } from './durable/recovery.js';
 import { durableState } from './durable/state.js';
@@ -280,7 +281,7 @@ function createLegacyServer(surface: ServedSurface, connections: Map<Connection,
   const { state, info, instructions, calls } = surface;
   // The task store acts for the connection's principal, known once the connection exists.
   const taskStore = state.tasks.view(() => connection.principal.id);
-  const server = new Server(info, { capabilities: SERVER_CAPABILITIES, instructions, taskStore });
+  const server = new Server(info, { capabilities: SERVER_CAPABILITIES, instructions, taskStore, jsonSchemaValidator: new LazySchemaValidator() });
   const connection = new Connection(state, server, () => server.transport?.sessionId);
   followCredentials(server, connection);
   const client: LegacyClient = { server, logLevel: DEFAULT_CLIENT_LOG_LEVEL };
