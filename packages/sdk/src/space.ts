@@ -87,6 +87,8 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     run: (code, runOptions = {}) => start(code, runOptions, (c, o) => sandbox.run(c, o)),
     check: (code) => typecheck.check(code),
     declarations: () => declarations,
+    call: (capability, fn, params, { signal, onApproval, principal } = {}) =>
+      bridge.call({ kind: 'call', capability, function: fn, params }, signal ?? new AbortController().signal, { ...(principal ? { principal } : {}), ...(onApproval ? { onApproval } : {}) }),
     stats: () => sandbox.stats(),
     reload: () => capabilities.hostModules.reload(),
     createSession: (sessionOptions) => sessions.create(sessionOptions),

@@ -1,4 +1,4 @@
-import type { AnyToolDefinition, McpServers, PoliciesConfig, Principal, RunEvent, StdConfig, TypecheckBudget, UserSecrets } from '@agent-spaces/capabilities';
+import type { AnyToolDefinition, CallOutcome, McpServers, PoliciesConfig, Principal, RunEvent, StdConfig, TypecheckBudget, UserSecrets } from '@agent-spaces/capabilities';
 import type { Approvals, Approver, GateStores, PolicyHook, RunStore, RuntimeHandlers } from '@agent-spaces/bridge';
 import type { ProcessOptions, RunLimits, SandboxStats, SessionOptions } from '@agent-spaces/runtime';
 import type { AgentRun, AskOptions } from './agent/agent-run.js';
@@ -133,6 +133,9 @@ export interface RunOptions {
   fileName?: string;
 }
 
+/** Options of {@link Space.call}: as a run's, for one call. */
+export type DirectCallOptions = Pick<RunOptions, 'signal' | 'onApproval' | 'principal'>;
+
 /** A space: capabilities, a warm sandbox and the host bridge, ready to run agent code. */
 export interface Space {
   readonly name: string;
@@ -142,6 +145,12 @@ export interface Space {
   readonly functions: ReadonlyMap<string, readonly string[]>;
   /** Runs agent code in a fresh context. Await the returned {@link Run} for the result; iterate it for live events. */
   run(code: string, options?: RunOptions): Run;
+  /**
+   * Calls capability function `fn` of `capability` with `params`, without agent code: through the same bridge as the
+   * calls of runs (lookup, validation, policy, approval, rate limit, redaction, audit log). Never rejects: a failure is
+   * `{ ok: false, error }`. `mcp serve`'s direct tools use it (docs/mcp-server.md, "Direct tools").
+   */
+  call(capability: string, fn: string, params: unknown, options?: DirectCallOptions): Promise<CallOutcome>;
   /**
    * A headless agent run on `message` that answers by writing code in the space (docs/agents.md): await the returned
    * {@link AgentRun} for `{ text, turns, usage }`; iterate it for `agentMessage`, `codeRun` and the runs' own events.

@@ -74,6 +74,11 @@ export interface SpaceDefinition {
   toolPermission?: ToolPermission;
   /** MCP `instructions` sent at initialization (default: the description plus how to use the code-mode tools). */
   instructions?: string;
+  /**
+   * Capability functions also served as MCP tools of their own, beside code (docs/mcp-server.md, "Direct tools"):
+   * `<capability>.<function>` patterns, `*` any run of characters (`notes.*`, `company-crm.searchCustomers`).
+   */
+  directTools?: string[];
 }
 
 /** What the server does with a call that needs approval when the MCP client cannot be asked (no elicitation). */

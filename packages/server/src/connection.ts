@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AgentSpacesError, LOCAL_PRINCIPAL, type Principal } from '@agent-spaces/capabilities';
-import type { RunOptions, RunResult, Session, Space } from '@agent-spaces/sdk';
+import { AgentSpacesError, LOCAL_PRINCIPAL, type CallOutcome, type Principal } from '@agent-spaces/capabilities';
+import type { DirectCallOptions, RunOptions, RunResult, Session, Space } from '@agent-spaces/sdk';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ArgumentsValidator } from './args.js';
@@ -48,6 +48,8 @@ export interface ClientSpace {
   readonly capabilities: readonly string[];
   /** Runs agent code in the space's current build. */
   run(code: string, options: RunOptions): Promise<RunResult>;
+  /** Calls one capability function of the space's current build directly, through its bridge, for this client's principal. */
+  call(capability: string, fn: string, params: unknown, options: DirectCallOptions): Promise<CallOutcome>;
   /** A session of the space's current build, which it keeps until the session is closed. */
   createSession(): Promise<StoredSession>;
   /** Session `id` restored from its kept runs (a session a stopped server held); rejects `REPLAY_UNAVAILABLE` / `REPLAY_DIVERGED`. */
@@ -163,6 +165,15 @@ export class Connection {
         const current = await shared.use(definition, variant);
         try {
           return await current.space.run(code, { ...options, owner, principal: this.principal });
+        } finally {
+          current.release();
+        }
+      },
+      call: async (capability, fn, params, options) => {
+        this.#assertOpen();
+        const current = await shared.use(definition, variant);
+        try {
+          return await current.space.call(capability, fn, params, { ...options, principal: this.principal });
         } finally {
           current.release();
         }

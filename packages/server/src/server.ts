@@ -17,7 +17,7 @@ import { ArgumentsValidator } from './args.js';
 import type { ModelSettings } from '@agent-spaces/sdk';
 import { isPromptTool, parseServerConfig, type HeadlessMode, type SpaceDefinition } from './config.js';
 import { Connection, type HostState } from './connection.js';
-import { builtCatalogEntries } from './catalog.js';
+import { builtCatalogEntries, type CatalogOptions } from './catalog.js';
 import { conformanceTools, installConformanceFixtures } from './conformance.js';
 import { codeInstructions } from './inject.js';
 import { DEFAULT_CLIENT_LOG_LEVEL, passes, serverEventMessage, type ClientLogMessage } from './client-log.js';
@@ -37,6 +37,7 @@ import { startTask } from './tasks/run.js';
 import { callTool, listTools, toolListing, type CallSettings } from './tools/call.js';
 import type { ServedSurface } from './modern/server.js';
 import { codeTools } from './tools/code.js';
+import { directToolSpecs } from './tools/direct.js';
 import { progressIntervalMs } from './tools/progress.js';
 import { sessionTools } from './tools/sessions.js';
 import { skillTools } from './tools/skills.js';
@@ -172,7 +173,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
   const spaceOptions = options.space ?? {};
   const calls: CallSettings = { log, progressIntervalMs: progressIntervalMs(options.progressIntervalSeconds, where) };
   const fixtures = options.conformanceFixtures === true;
-  let specs = toolSpecs(spaces, state.baseDir, options.assignments, fixtures);
+  let specs = toolSpecs(spaces, state.baseDir, options.assignments, fixtures, spaceOptions);
   const info = options.serverInfo ?? serverInfo(spaces);
   const instructions = serverInstructions(spaces, spaceOptions);
   const surface: ServedSurface = { state, info, instructions, calls, specs: () => specs, conformanceFixtures: fixtures };
@@ -211,7 +212,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       const nextConfig = next.spaces ? checkSpaces(next.spaces, 'reloaded spaces') : configSpaces;
       const nextSpaces = serveAgentFiles(state, nextConfig);
       configSpaces = nextConfig;
-      const nextSpecs = toolSpecs(nextSpaces, state.baseDir, options.assignments, fixtures);
+      const nextSpecs = toolSpecs(nextSpaces, state.baseDir, options.assignments, fixtures, { ...spaceOptions, ...next.space });
       const toolsChanged = JSON.stringify(nextSpecs.map(toolListing)) !== JSON.stringify(specs.map(toolListing));
       const promptsChanged = JSON.stringify(listPrompts(nextSpaces)) !== JSON.stringify(listPrompts(state.spaces));
       state.spaces = nextSpaces;
@@ -430,11 +431,12 @@ function checkSpaces(spaces: readonly SpaceDefinition[], where: string): SpaceDe
 
 /**
  * The server's tools: the code-mode tools (with the assignment tools when given), then every space's user-defined tools,
- * then the conformance suite's fixtures when asked for.
+ * then the conformance suite's fixtures when asked for, then the direct tools of the spaces' `directTools`, read from
+ * the build in `built`.
  */
-function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string, assignments: ActionServerAssignments | undefined, fixtures: boolean): ToolSpec[] {
+function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string, assignments: ActionServerAssignments | undefined, fixtures: boolean, built: CatalogOptions): ToolSpec[] {
   const ids = spaces.map((s) => s.id);
-  return [
+  const specs = [
     ...codeTools(ids),
     ...sessionTools(ids),
     ...spaceTools(ids),
@@ -444,6 +446,7 @@ function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string, assignme
     ...spaces.flatMap((space) => (space.tools ?? []).map((tool) => (isPromptTool(tool) ? promptToolSpec(space, tool) : userToolSpec(space, tool, baseDir)))),
     ...(fixtures ? conformanceTools() : []),
   ];
+  return [...specs, ...directToolSpecs(spaces, built, new Set(specs.map((spec) => spec.name)))];
 }
 
 /** Tools and prompts whose lists change on reload, log messages, and tasks: listed, cancelled, and made by `tools/call`. */
