@@ -1,5 +1,6 @@
 import { CATALOG_WORD_KINDS, searchWords, type CatalogEntry } from '@agent-spaces/capabilities';
 import type { Catalog } from './catalog.js';
+import { lengthNorms, queryTerms, typeWords, type LengthNorm } from './search-signals.js';
 
 /** How much of each matching function `search_capabilities` shows. */
 export type SearchDetail = 'names' | 'signatures' | 'full';
@@ -28,10 +29,14 @@ export interface SearchHit {
 
 /** What a query word found in each list of a function's words is worth. */
 const WEIGHTS: Readonly<Record<CatalogWordKind, number>> = { name: 3, module: 2, fields: 1.5, doc: 1, context: 0.25 };
+/** What a query word found in the rest of a function's declarations ({@link typeWords}) is worth. */
+const TYPE_WEIGHT = 0.75;
 /** Hits scoring under this share of the best hit are noise (one common word in a doc comment) and are left out. */
 const RELEVANCE = 0.5;
 /** A query word of this many letters or more also matches a word one typo away (one letter added, dropped, changed or swapped). */
 const TYPO_MIN_LENGTH = 4;
+/** A function's word of this many letters or more also matches a longer query word starting with it (relationship → relation). */
+const DERIVED_MIN_LENGTH = 5;
 /** What a query word's synonym found in a function's words is worth, against the word itself. */
 const SYNONYM_MATCH = 0.6;
 
@@ -44,14 +49,16 @@ const SYNONYM_GROUPS = [
   'file document',
   'text txt',
   'image picture photo img',
-  'show list display view',
+  'show list ls display view',
   'read open load view',
   'write save store put',
   'delete remove erase forget drop',
   'create make new',
   'find search lookup look query',
+  'all every entire whole everything',
   'remember memorize store record',
-  'fact observation note',
+  'fact observation note memo',
+  'customer client account',
   'person people someone user contact entity',
   'connect link relate relation associate',
   'move rename',
@@ -69,7 +76,7 @@ const SYNONYM_GROUPS = [
   'environment env',
   'repo repository',
   'time date timestamp',
-  'issue ticket bug',
+  'issue ticket bug problem',
   'pr pull merge',
   'email mail',
   'event meeting appointment',
@@ -94,29 +101,37 @@ type CatalogWordKind = (typeof CATALOG_WORD_KINDS)[number];
 
 /**
  * Scores every entry against the query's words (stemmed as the catalog's are): a word found in the function's name
- * counts 3, in its module or object path 2, among its parameter and result field names 1.5, in its doc 1, in its
- * capability's own description 0.25; a word starting with the query word (3+ letters) counts half, a word one typo
- * away (4+ letters) or a synonym ({@link SYNONYM_GROUPS}) 0.6. Best first; entries matching nothing, or scoring under half the best, are left out.
+ * counts 3, in its module or object path 2, among its parameter and result field names 1.5, in its doc 1, in the rest
+ * of its declarations ({@link typeWords}: enum values, type names, the types' fields and doc comments)
+ * {@link TYPE_WEIGHT}, in its capability's own description 0.25; a word starting with the query word (3+ letters)
+ * counts half, a word one typo away (4+ letters) or a synonym ({@link SYNONYM_GROUPS}) 0.6. Matches in a doc or
+ * declarations longer than the catalog's average count less ({@link lengthNorms}); the question words of a query
+ * ("how", "which") are left out ({@link queryTerms}). The sum is weighted by the share of the query's words the entry
+ * covers. Best first; entries matching nothing, or scoring under half the best, are left out.
  */
 export function searchCatalog(catalog: Catalog, query: string): SearchHit[] {
-  const terms = [...new Set(searchWords(query))];
+  const terms = queryTerms(query);
   if (terms.length === 0) return [];
+  const lengths = lengthNorms(catalog.entries);
   const hits: SearchHit[] = [];
-  for (const entry of catalog.entries) {
-    let score = 0;
-    let matched = 0;
-    for (const term of terms) {
-      const best = Math.max(...CATALOG_WORD_KINDS.map((kind) => matchOrSynonym(term, entry.words[kind]) * WEIGHTS[kind]));
-      // A weak match (a doc prefix, a capability's description) covers its query word only in part.
-      matched += Math.min(best, 1);
-      score += best;
-    }
+  catalog.entries.forEach((entry, e) => {
+    const scores = terms.map((term) => termScore(term, entry, lengths[e]!));
+    const score = scores.reduce((sum, best) => sum + best, 0);
+    // A weak match (a doc prefix, a capability's description) covers its query word only in part.
+    const matched = scores.reduce((sum, best) => sum + Math.min(best, 1), 0);
     // Matching every word of the query beats matching one word many times.
     if (score > 0) hits.push({ entry, score: score * (matched / terms.length) });
-  }
+  });
   hits.sort((a, b) => b.score - a.score || a.entry.path.localeCompare(b.entry.path));
   const best = hits[0]?.score ?? 0;
   return hits.filter((hit) => hit.score >= best * RELEVANCE);
+}
+
+/** The best a query word `term` finds among `entry`'s words, weighted by where it found it and by the length of long texts. */
+function termScore(term: string, entry: CatalogEntry, norm: LengthNorm): number {
+  let best = matchOrSynonym(term, typeWords(entry)) * TYPE_WEIGHT * norm.types;
+  for (const kind of CATALOG_WORD_KINDS) best = Math.max(best, matchOrSynonym(term, entry.words[kind]) * WEIGHTS[kind] * (kind === 'doc' ? norm.doc : 1));
+  return best;
 }
 
 /** {@link match}, or {@link SYNONYM_MATCH} when a synonym of `term` is one of `candidates`. */
@@ -131,6 +146,8 @@ function match(term: string, candidates: readonly string[]): number {
   for (const word of candidates) {
     if (word === term) return 1;
     if (term.length >= 3 && word.startsWith(term)) best = Math.max(best, 0.5);
+    // A derived form of a word the function has (relationship → relation, compression → compress).
+    if (word.length >= DERIVED_MIN_LENGTH && term.startsWith(word)) best = Math.max(best, 0.5);
     if (term.length >= TYPO_MIN_LENGTH && word.length >= TYPO_MIN_LENGTH && oneTypoApart(term, word)) best = Math.max(best, 0.6);
   }
   return best;

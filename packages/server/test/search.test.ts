@@ -223,6 +223,16 @@ describe('searchCatalog', () => {
     // Words in no group match as before.
     expect(paths('train')).toEqual([]);
   });
+  it('finds a function by its declarations (enum values, result types), derived word forms, and skips question words', async () => {
+    const c = await catalogOf();
+    // "fahrenheit" is only an enum value of getWeather's `unit`; "WeatherResult" its result type.
+    for (const query of ['fahrenheit', 'in fahrenheit please', 'weatherresult']) expect(searchCatalog(c, query)[0]?.entry.path).toBe('weather.getWeather');
+    // A word the function has (schedule) matches a longer query word starting with it; never a short one.
+    expect(searchCatalog(c, 'scheduler')[0]?.entry.path).toBe('trainSchedule.getSchedule');
+    // Question words are left out, unless nothing else is left.
+    expect(searchCatalog(c, 'which stops does a train make')[0]!.entry.path).toBe('trainSchedule.getTrainDetails');
+    expect(searchCatalog(c, 'what which how')).toEqual([]);
+  });
 });
 
 describe('formatSearch', () => {
