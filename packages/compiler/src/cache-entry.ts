@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-function entryFile(dir: string, key: string): string {
+/** The file of the entry for `key` in cache folder `dir`. */
+export function entryFile(dir: string, key: string): string {
   return join(dir, `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`);
 }
 

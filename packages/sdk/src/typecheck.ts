@@ -7,6 +7,8 @@ export type { TypecheckDiagnostic };
 interface SpaceChecker {
   declarations: ReadonlyMap<string, string>;
   budget: Partial<TypecheckBudget> | undefined;
+  /** Where results are kept across processes (the compiler's typecheck cache); none when undefined. */
+  cacheDir: string | undefined;
   checker?: Promise<BoundedTypechecker>;
 }
 
@@ -22,8 +24,9 @@ export class Typecheck {
   #session: (() => Promise<TypecheckSession>) | undefined;
   #closed = false;
 
-  constructor(declarations: ReadonlyMap<string, string>, budget?: Partial<TypecheckBudget>) {
-    this.#space = { declarations, budget };
+  /** `cacheDir` (`<outDir>/cache/typecheck`) keeps the results of the space's plain checks, not sessions' ones. */
+  constructor(declarations: ReadonlyMap<string, string>, budget?: Partial<TypecheckBudget>, cacheDir?: string) {
+    this.#space = { declarations, budget, cacheDir };
   }
 
   /** Starts loading the checker and a typecheck worker with the space's declarations, ahead of the first check. */
@@ -78,7 +81,11 @@ export class Typecheck {
   #checker(): Promise<BoundedTypechecker> {
     const space = this.#space;
     space.checker ??= import('@agent-spaces/compiler').then((c) =>
-      c.createBoundedTypechecker({ declarations: space.declarations, ...(space.budget ? { budget: space.budget } : {}) }),
+      c.createBoundedTypechecker({
+        declarations: space.declarations,
+        ...(space.budget ? { budget: space.budget } : {}),
+        ...(space.cacheDir === undefined ? {} : { cacheDir: space.cacheDir }),
+      }),
     );
     return space.checker;
   }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AgentSpacesError, oversizedSource, resolveTypecheckBudget, type TypecheckBudget } from '@agent-spaces/capabilities';
 import { checkPool } from './pool.js';
+import { CheckResultCache } from './result-cache.js';
 import { BatchedSession, type CheckRequest, type CheckResult } from './session.js';
 import type { TypecheckDiagnostic, TypecheckerOptions, TypecheckSession } from './types.js';
 
@@ -8,6 +9,11 @@ import type { TypecheckDiagnostic, TypecheckerOptions, TypecheckSession } from '
 export interface BoundedTypecheckerOptions extends TypecheckerOptions {
   /** What one check may cost (default `DEFAULT_TYPECHECK_BUDGET`). */
   budget?: Partial<TypecheckBudget>;
+  /**
+   * Folder keeping results across processes (`<outDir>/cache/typecheck`): a plain check of a script already checked
+   * against the same declarations, by the same TypeScript and checker, is answered from it without a worker.
+   */
+  cacheDir?: string;
 }
 
 /**
@@ -20,7 +26,10 @@ export interface BoundedTypechecker {
   check(code: string, owner?: string): Promise<TypecheckDiagnostic[]>;
   /** A session's view: its checks also see the top-level bindings of its earlier runs. */
   createSession(owner?: string): TypecheckSession;
-  /** Starts a typecheck worker with the declarations now, so the first check does not wait for TypeScript to load. */
+  /**
+   * Starts a typecheck worker with the declarations now, so the first check does not wait for TypeScript to load; with
+   * a `cacheDir`, 100 ms from now unless a check came first (a cached result needs no worker).
+   */
   prepare(): void;
   /** Replaces the declarations, e.g. after the capabilities were rebuilt. */
   setDeclarations(declarations: ReadonlyMap<string, string>): void;
@@ -41,6 +50,8 @@ export function createBoundedTypechecker(options: BoundedTypecheckerOptions): Bo
   let key = declarationsKey(declarations);
   let disposed = false;
   const source = {};
+  const cache = options.cacheDir === undefined ? undefined : new CheckResultCache(options.cacheDir);
+  let checked = false;
   const submit = (request: CheckRequest, owner: string) => {
     // A check waiting for a worker keeps the process alive, as a check on this thread would (workers never do).
     const alive = setInterval(() => undefined, 2 ** 30);
@@ -52,9 +63,23 @@ export function createBoundedTypechecker(options: BoundedTypecheckerOptions): Bo
     }).finally(() => clearInterval(alive));
   };
   return {
-    check: async (code, owner = '') => (await submit({ code }, owner)).diagnostics,
+    async check(code, owner = '') {
+      checked = true;
+      if (!cache || disposed || oversizedSource(code, budget.maxSourceBytes)) return (await submit({ code }, owner)).diagnostics;
+      const kept = await cache.get(key, code).catch(() => undefined);
+      if (kept) return kept;
+      const checkedWith = key;
+      const { diagnostics } = await submit({ code }, owner);
+      // A cache that cannot be written (a read-only output folder) only costs the next run its check.
+      await cache.set(checkedWith, code, diagnostics).catch(() => undefined);
+      return diagnostics;
+    },
     createSession: (owner = '') => new BatchedSession((request) => submit(request, owner)),
-    prepare: () => pool.prepare(key, declarations),
+    prepare() {
+      if (!cache) return pool.prepare(key, declarations);
+      // With a cache, a check that comes at once (a CLI run) starts the worker itself, and only when the cache misses.
+      setTimeout(() => (checked || disposed ? undefined : pool.prepare(key, declarations)), PREPARE_DELAY_MS).unref();
+    },
     setDeclarations(next) {
       declarations = next;
       key = declarationsKey(next);
@@ -65,6 +90,9 @@ export function createBoundedTypechecker(options: BoundedTypecheckerOptions): Bo
     },
   };
 }
+
+/** How long `prepare` waits, with a cache, for a first check that may make the worker needless. */
+const PREPARE_DELAY_MS = 100;
 
 /** A hash of the declaration files' names and texts: the workers keep a typechecker per key. */
 function declarationsKey(declarations: ReadonlyMap<string, string>): string {
