@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { AgentSpacesError, UserCredentials, findStdConfigProblem, findTypecheckBudgetProblem, resolveTypecheckBudget } from '@agent-spaces/capabilities';
 import { FileUserSecrets, MemoryRunStore, createBridge, createGate, type Bridge, type Gate } from '@agent-spaces/bridge';
 import { ProcessSandbox, Sandbox } from '@agent-spaces/runtime';
@@ -53,7 +53,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   bridge = createBridge({ capabilities: [...capabilities.offered, capabilities.std], ...gate.bridgeOptions });
   const { modules, declarations } = await spaceModules(capabilities, paths.rootDir);
   const sandbox = createSandbox(options, modules);
-  const typecheck = new Typecheck(declarations, options.typecheckBudget);
+  const typecheck = new Typecheck(declarations, options.typecheckBudget, join(paths.outDir, 'cache', 'typecheck'));
   const checkByDefault = options.typecheck ?? true;
   // Its runs will be checked: TypeScript loads in a worker while the space is put to use.
   if (checkByDefault) typecheck.prepare();
