@@ -1,5 +1,5 @@
 import { jsonText, type RunEvent, type WireError } from '@agent-spaces/capabilities';
-import type { RunLog, RunResult } from '@agent-spaces/sdk';
+import type { RunLog, RunResult, TypecheckDiagnostic } from '@agent-spaces/sdk';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /**
@@ -61,17 +61,23 @@ export function runResult(run: RunResult, extra: Record<string, unknown> = {}): 
 }
 
 /**
- * A `TYPE_ERROR` as the model reads it: each diagnostic without the `detail` its size budget cut (docs/errors.md,
- * "Type errors"), which the SDK's run result and `check --json` keep. Any other error as it is.
+ * A `TYPE_ERROR` as the model reads it, each thing once: the formatted `message` (each diagnostic's message, line and
+ * hint, within the budget of docs/sdk-and-cli.md, "Typechecking"), and in `data.diagnostics` where each is (`code`,
+ * `line`, `column`, the hint's `name` and `module`) without the texts the message already shows or the `detail` the
+ * budget cut, which the SDK's run result and `check --json` keep. Any other error as it is.
  */
 function leanTypeError(error: WireError): WireError {
   const diagnostics = (error.data as { diagnostics?: unknown } | undefined)?.diagnostics;
   if (error.code !== 'TYPE_ERROR' || !Array.isArray(diagnostics)) return error;
-  const lean = diagnostics.map((d: unknown) => {
-    if (d === null || typeof d !== 'object' || !('detail' in d)) return d;
-    const { detail: _cut, ...rest } = d as Record<string, unknown>;
-    return rest;
-  });
+  const named = (hint: NonNullable<TypecheckDiagnostic['function']>) => ({ name: hint.name, module: hint.module });
+  const lean = (diagnostics as TypecheckDiagnostic[]).map(({ code, category, line, column, function: fn, closest }) => ({
+    code,
+    category,
+    line,
+    column,
+    ...(fn ? { function: named(fn) } : {}),
+    ...(closest ? { closest: closest.map(named) } : {}),
+  }));
   return { ...error, data: { ...error.data, diagnostics: lean } };
 }
 

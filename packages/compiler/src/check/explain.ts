@@ -20,8 +20,9 @@ export type DiagnosticHints = Pick<TypecheckDiagnostic, 'function' | 'closest' |
 type DraftHint = FunctionHint & { forms?: string[] };
 
 /**
- * The hints for a diagnostic at `start` in the agent file `file`: the declared function (one of `isDeclared`'s files)
- * whose call holds the position, or, for an unknown name, the closest declared names.
+ * The hints for a diagnostic at `start` in the agent file `file`: for an unknown name, the closest declared names or
+ * the declared function (one of `isDeclared`'s files) that gave the value read; else the declared function whose call
+ * holds the position, or the one that gave the value the problem is about.
  */
 export function explainDiagnostic(
   typescript: typeof ts,
@@ -36,6 +37,7 @@ export function explainDiagnostic(
   if (UNKNOWN_NAME.has(diagnostic.code)) {
     const closest = hints.closest(node);
     if (closest.length > 0) return withinBudget(closest, 'closest');
+    // The value read lacks the property: the function that gave it tells what it has.
     const origin = hints.origin(node);
     if (origin) return withinBudget([origin], 'function');
   }
@@ -45,7 +47,8 @@ export function explainDiagnostic(
       if (fn) return withinBudget([fn], 'function');
     }
   }
-  return {};
+  const origin = hints.origin(node);
+  return origin ? withinBudget([origin], 'function') : {};
 }
 
 /**
@@ -104,10 +107,18 @@ class Hints {
    */
   origin(node: ts.Node): DraftHint | undefined {
     const t = this.#ts;
-    const access = node.parent;
-    if (!access || !t.isPropertyAccessExpression(access) || access.name !== node) return undefined;
-    let at: ts.Expression = access.expression;
-    for (let step = 0; step < ORIGIN_STEPS; step++) {
+    const parent = node.parent;
+    if (parent && t.isPropertyAccessExpression(parent) && parent.name === node) return this.#originOf(parent.expression);
+    // `const n: number = d.stops;` is reported at `n`: its value comes from the initializer.
+    if (parent && t.isVariableDeclaration(parent) && parent.name === node && parent.initializer) return this.#originOf(parent.initializer);
+    return undefined;
+  }
+
+  /** The declared function whose call gave the value of `expression`, looked for {@link ORIGIN_STEPS} steps back. */
+  #originOf(expression: ts.Expression): DraftHint | undefined {
+    const t = this.#ts;
+    let at: ts.Expression | undefined = expression;
+    for (let step = 0; at && step < ORIGIN_STEPS; step++) {
       while (t.isAwaitExpression(at) || t.isParenthesizedExpression(at) || t.isNonNullExpression(at)) at = at.expression;
       if (t.isCallExpression(at)) {
         const hint = this.ofCall(at);
@@ -115,15 +126,25 @@ class Hints {
         at = at.expression;
       } else if (t.isPropertyAccessExpression(at) || t.isElementAccessExpression(at)) {
         at = at.expression;
-      } else if (t.isIdentifier(at)) {
-        const declaration = this.#checker.getSymbolAtLocation(at)?.valueDeclaration;
-        if (!declaration || !t.isVariableDeclaration(declaration) || !declaration.initializer) return undefined;
-        at = declaration.initializer;
       } else {
-        return undefined;
+        at = t.isIdentifier(at) ? this.#source(at) : undefined;
       }
     }
     return undefined;
+  }
+
+  /**
+   * Where the value of `name` comes from: its variable's initializer, or for a callback's parameter
+   * (`trips.map((trip) => …)`) the value whose method takes the callback.
+   */
+  #source(name: ts.Identifier): ts.Expression | undefined {
+    const t = this.#ts;
+    const declaration = this.#checker.getSymbolAtLocation(name)?.valueDeclaration;
+    if (!declaration) return undefined;
+    if (t.isVariableDeclaration(declaration)) return declaration.initializer;
+    const callback = declaration.parent;
+    const call = t.isParameter(declaration) && callback && (t.isArrowFunction(callback) || t.isFunctionExpression(callback)) ? callback.parent : undefined;
+    return call && t.isCallExpression(call) && t.isPropertyAccessExpression(call.expression) ? call.expression.expression : undefined;
   }
 
   /** The closest declared names to the unknown property or import name at `node`. */

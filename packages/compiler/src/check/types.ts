@@ -16,7 +16,7 @@ export interface TypecheckDiagnostic {
   /** For a name the module or object does not have, its closest names (most alike first). */
   closest?: FunctionHint[];
   /**
-   * What the size budget (docs/errors.md, "Type errors") cut, whole: the message and the hint's signatures as they
+   * What the size budget (docs/sdk-and-cli.md, "Typechecking") cut, whole: the message and the hint's signatures as they
    * were before. Absent when nothing was cut; left out of what `mcp serve` answers, which the model reads.
    */
   detail?: { message?: string; signatures?: string[] };
