@@ -5,13 +5,14 @@ import { parentPort } from 'node:worker_threads';
 import { AgentSpacesError, toWireError } from '@agent-spaces/capabilities';
 import { tooDeepDiagnostic } from './nesting.js';
 import { ServiceTypechecker } from './service.js';
+import { loadTypeScript } from './typescript-code-cache.js';
 import type { CheckRequest, CheckResult } from './session.js';
 import type { CheckJob, FromWorker } from './worker-protocol.js';
 
 /** The declarations of the spaces whose scripts came lately, by key, the most recently used last, with their typechecker. */
 const spaces = new Map<string, { declarations: Map<string, string>; checker: ServiceTypechecker }>();
 const MAX_SPACES = 4;
-const { default: typescript } = await import('typescript');
+const { typescript, saveCodeCache } = loadTypeScript();
 const port = parentPort!;
 const send = (message: FromWorker) => port.postMessage(message);
 
@@ -22,6 +23,7 @@ port.on('message', (job: CheckJob) => {
     space.checker.warm();
     send({ kind: 'started', job: job.job });
     send({ kind: 'done', job: job.job, results: checkAll(space, job.requests) });
+    if (job.requests.length > 0) saveCodeCache();
   } catch (error) {
     send({ kind: 'failed', job: job.job, error: toWireError(error, 'INTERNAL', 'Typecheck failed') });
   }
