@@ -56,9 +56,21 @@ const LENGTH_DISCOUNT = 0.5;
 
 /**
  * BM25's length normalisation of each entry's doc and {@link typeWords}: a word found in a long description (a
- * tool that explains everything it could be used for) says less about the function than one in a short one.
+ * tool that explains everything it could be used for) says less about the function than one in a short one. Computed
+ * once per catalog.
  */
-export function lengthNorms(entries: readonly CatalogEntry[]): LengthNorm[] {
+export function lengthNorms(entries: readonly CatalogEntry[]): readonly LengthNorm[] {
+  let norms = lengthNormsCache.get(entries);
+  if (norms === undefined) {
+    norms = computeLengthNorms(entries);
+    lengthNormsCache.set(entries, norms);
+  }
+  return norms;
+}
+
+const lengthNormsCache = new WeakMap<readonly CatalogEntry[], readonly LengthNorm[]>();
+
+function computeLengthNorms(entries: readonly CatalogEntry[]): LengthNorm[] {
   const average = (lengths: number[]) => Math.max(1, lengths.reduce((sum, n) => sum + n, 0) / Math.max(1, lengths.length));
   const docs = entries.map((entry) => new Set(entry.words.doc).size);
   const types = entries.map((entry) => typeWords(entry).length);

@@ -35,11 +35,11 @@ export interface QueryScore {
   misses: { query: string; expected: string[]; got: string[] }[];
 }
 
-/** Runs every query of `queries` through `searchCatalog` on `catalog` and counts where the expected function ranks. */
-export function scoreQueries(catalog: Catalog, queries: readonly SearchQuery[]): QueryScore {
+/** Runs every query of `queries` through `search` (default `searchCatalog`) on `catalog` and counts where the expected function ranks. */
+export function scoreQueries(catalog: Catalog, queries: readonly SearchQuery[], search: typeof searchCatalog = searchCatalog): QueryScore {
   const score: QueryScore = { total: queries.length, top1: 0, top3: 0, misses: [] };
   for (const { query, expected } of queries) {
-    const got = searchCatalog(catalog, query).slice(0, 3).map((hit) => hit.entry.path);
+    const got = search(catalog, query).slice(0, 3).map((hit) => hit.entry.path);
     if (expected.includes(got[0] ?? '')) score.top1++;
     if (got.some((path) => expected.includes(path))) score.top3++;
     else score.misses.push({ query, expected, got });
