@@ -4,9 +4,12 @@
 // Columns: agent-spaces through the SDK in-process (createSpace with isolation 'in-process', bridge validation, events,
 // audit log; typecheck off, as UTCP has none), the same without the audit log (one durable write per call, which UTCP
 // does not make), the SDK with its default isolation (each run in a sandbox process, calls over IPC), the bare
-// @agent-spaces/runtime Sandbox with a minimal host port, and UTCP code mode.
+// @agent-spaces/runtime Sandbox with a minimal host port, and UTCP code mode. Beside them, the floors of process
+// isolation: a bare IPC echo (Node's child_process IPC with 'advanced' serialization, as the sandbox processes use,
+// each round trip a call's message out and its outcome back) and a bare fork of a node process until its first message.
+// The first table is issue 32's: SDK in-process, SDK process and UTCP, with the goals.
 // Build first (npm run build), then: node --no-node-snapshot bench/runtime.mjs [rounds, default 2]
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -18,6 +21,8 @@ const WARM_RUNS = 200;
 const COLD_RUNS = 10;
 const IDLE_GAP_MS = 5;
 const GOALS = { callUs: 10, warmMs: 0.3, coldMs: 10, firstColdMs: 25, firstLoopMs: 20, rssMiB: 80, callRatio: 5, loopRatio: 2 };
+/** Issue 32's goals: in-process per call ≥ 2× faster than UTCP, process per call ≤ 1.3× the IPC floor, and so on. */
+const PROCESS_GOALS = { inProcessCallRatio: 2, callFloorRatio: 1.3, loopUtcpRatio: 1.5, coldMs: 10, firstColdMs: 40, rssMiB: 64 };
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -214,12 +219,57 @@ async function utcp() {
   });
 }
 
+/**
+ * The floors of process isolation, measured like the systems: the median round trip of {@link CALLS} sequential
+ * call-sized messages over a bare IPC echo (a forked child that answers each `call` with its `outcome`, 'advanced'
+ * serialization), and the time from `fork` of a bare node child (`--no-node-snapshot`, as the sandbox processes) to
+ * its first message.
+ */
+async function floors() {
+  const echo = `process.on('message', (m) => process.send({ kind: 'outcome', runId: m.runId, seq: m.seq, outcome: { ok: true, value: m.message.params.a + m.message.params.b } }));\nprocess.send({ kind: 'ready' });`;
+  const dir = mkdtempSync(join(tmpdir(), 'agent-spaces-bench-ipc-'));
+  const file = join(dir, 'echo.mjs');
+  writeFileSync(file, echo);
+  const spawnMs = [];
+  let roundTrips = [];
+  try {
+    for (let i = 0; i < COLD_RUNS; i++) {
+      const started = performance.now();
+      const child = fork(file, [], { serialization: 'advanced', execArgv: ['--no-node-snapshot'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      await new Promise((resolve) => child.once('message', resolve));
+      spawnMs.push(performance.now() - started);
+      if (i === COLD_RUNS - 1) roundTrips = await echoRoundTrips(child);
+      child.kill();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { callUs: median(roundTrips), spawnMs: median(spawnMs), rssMiB: process.resourceUsage().maxRSS / 1024 };
+}
+
+/** Round trips of {@link CALLS} sequential call messages to `child`, five times; the last time's, in µs. */
+async function echoRoundTrips(child) {
+  let times = [];
+  for (let round = 0; round < 5; round++) {
+    times = [];
+    let sum = 0;
+    for (let seq = 0; seq < CALLS; seq++) {
+      const started = performance.now();
+      child.send({ kind: 'call', runId: 1, seq, message: { kind: 'call', capability: 'math', function: 'add', params: { a: sum, b: 1 } } });
+      sum = await new Promise((resolve) => child.once('message', (m) => resolve(m.outcome.value)));
+      times.push((performance.now() - started) * 1000);
+    }
+  }
+  return times;
+}
+
 const SYSTEMS = {
   'agent-spaces': agentSpaces,
   'SDK, no audit': (rootDir) => agentSpaces(rootDir, false),
   'SDK, process': (rootDir) => agentSpaces(rootDir, true, 'process'),
   'runtime only': sandbox,
   '@utcp/code-mode': utcp,
+  'IPC floor': floors,
 };
 const role = process.argv[2];
 
@@ -253,8 +303,10 @@ if (role in SYSTEMS) {
     ['  first in a fresh process', 'firstColdMs', 'ms', 1, GOALS.firstColdMs],
     ['peak RSS of the process', 'rssMiB', 'MiB', 1, GOALS.rssMiB],
   ];
-  const names = Object.keys(SYSTEMS);
+  const names = Object.keys(SYSTEMS).filter((name) => name !== 'IPC floor');
   console.log(`Runtime bench (node ${process.version}, best of ${rounds} round${rounds === 1 ? '' : 's'}; lower is better)\n`);
+  printIssueTable(best);
+  console.log(`\nEvery system (UTCP ÷ ours: ours is ${ours})\n`);
   console.log(`${''.padEnd(62)}${names.map((n) => n.padStart(16)).join('')}  ${'UTCP ÷ ours'.padStart(11)}  goal (ours)`);
   for (const [label, key, unit, digits, goal] of rows) {
     const cells = names.map((name) => `${best(name, key).toFixed(digits)} ${unit}`.padStart(16)).join('');
@@ -273,4 +325,31 @@ if (role in SYSTEMS) {
     const callRatio = best(theirs, 'callUs') / best(name, 'callUs');
     console.log(`per call, UTCP ÷ ${name}: ${callRatio.toFixed(1)}× (goal ≥ ${GOALS.callRatio}×: ${callRatio >= GOALS.callRatio ? 'met' : 'missed'})`);
   }
+}
+
+/**
+ * Issue 32's table: SDK in-process, SDK process and UTCP side by side, with the floors of process isolation (bare IPC
+ * round trip, bare fork) and each goal's ratio and verdict. `best(name, key)` is the best figure of the rounds.
+ */
+function printIssueTable(best) {
+  const columns = ['agent-spaces', 'SDK, process', '@utcp/code-mode'];
+  const verdict = (ok) => (ok ? 'met' : 'missed');
+  const ipcUs = best('IPC floor', 'callUs');
+  const spawnMs = best('IPC floor', 'spawnMs');
+  const inProcessRatio = best('@utcp/code-mode', 'callUs') / best('agent-spaces', 'callUs');
+  const floorRatio = best('SDK, process', 'callUs') / ipcUs;
+  const loopRatio = best('SDK, process', 'loopMs') / best('@utcp/code-mode', 'loopMs');
+  const table = [
+    ['per call, median of 1,000 sequential', 'callUs', 'µs', 1, `in-process ${inProcessRatio.toFixed(2)}× faster than UTCP (≥ ${PROCESS_GOALS.inProcessCallRatio}×: ${verdict(inProcessRatio >= PROCESS_GOALS.inProcessCallRatio)}); process ${floorRatio.toFixed(2)}× the IPC floor of ${ipcUs.toFixed(1)} µs (≤ ${PROCESS_GOALS.callFloorRatio}×: ${verdict(floorRatio <= PROCESS_GOALS.callFloorRatio)})`],
+    ['1,000-call run, warmed', 'loopMs', 'ms', 1, `process ${loopRatio.toFixed(2)}× UTCP (≤ ${PROCESS_GOALS.loopUtcpRatio}×: ${verdict(loopRatio <= PROCESS_GOALS.loopUtcpRatio)})`],
+    ['cold: create a space + first run', 'coldMs', 'ms', 2, `process ≤ ${PROCESS_GOALS.coldMs} ms: ${verdict(best('SDK, process', 'coldMs') <= PROCESS_GOALS.coldMs)} (a bare fork: ${spawnMs.toFixed(1)} ms)`],
+    ['first run in a fresh process', 'firstColdMs', 'ms', 1, `process ≤ ${PROCESS_GOALS.firstColdMs} ms: ${verdict(best('SDK, process', 'firstColdMs') <= PROCESS_GOALS.firstColdMs)}`],
+    ['peak RSS (process: the host only)', 'rssMiB', 'MiB', 1, `process ≤ ${PROCESS_GOALS.rssMiB} MiB: ${verdict(best('SDK, process', 'rssMiB') <= PROCESS_GOALS.rssMiB)}`],
+  ];
+  console.log(`${'figure'.padEnd(38)}${['SDK in-process', 'SDK process', '@utcp/code-mode'].map((n) => n.padStart(16)).join('')}  goal`);
+  for (const [label, key, unit, digits, goal] of table) {
+    const cells = columns.map((name) => `${best(name, key).toFixed(digits)} ${unit}`.padStart(16)).join('');
+    console.log(`${label.padEnd(38)}${cells}  ${goal}`);
+  }
+  console.log(`${'floor: bare IPC round trip / bare fork'.padEnd(38)}${`${ipcUs.toFixed(1)} µs`.padStart(32)}${`${spawnMs.toFixed(1)} ms`.padStart(16)}`);
 }

@@ -15,3 +15,4 @@ export {
 export { transpile, type TranspiledScript } from './script/transpile.js';
 export { SANDBOX_GLOBALS_DTS } from './globals-dts.js';
 export { ProcessSandbox, type ProcessOptions, type ProcessSession } from './process/parent/process-sandbox.js';
+export { warmSandboxProcesses, type WarmProcessOptions } from './process/parent/warm-processes.js';

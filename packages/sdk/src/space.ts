@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { AgentSpacesError, UserCredentials, findStdConfigProblem, findTypecheckBudgetProblem, resolveTypecheckBudget } from '@agent-spaces/capabilities';
 import { FileUserSecrets, MemoryRunStore, createBridge, createGate, type Bridge, type Gate } from '@agent-spaces/bridge';
-import { ProcessSandbox, Sandbox } from '@agent-spaces/runtime';
+import { ProcessSandbox, Sandbox, warmSandboxProcesses } from '@agent-spaces/runtime';
 import type { ResolvedConfig } from '@agent-spaces/compiler';
 import { AgentViews, ask } from './agent/ask.js';
 import { DEFAULT_LEDGER_BYTES } from './durable/recorder.js';
@@ -39,6 +39,8 @@ export function configSpaceOptions(rootDir: string, config: ResolvedConfig): Spa
  */
 export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   checkOptions(options);
+  // The host's warm sandbox processes start now, while the space loads its capabilities.
+  if (options.isolation !== 'in-process') warmSandboxProcesses();
   const paths = spacePaths(options);
   let bridge: Bridge | undefined;
   let gate: Gate | undefined;

@@ -13,8 +13,14 @@ import type { PreparedRun } from '../script/prepare.js';
 export type ToChild =
   /** First message: the modules runs may import, the heap of a plain run's isolate, and a run to warm up with. */
   | { kind: 'init'; modules: ReadonlyMap<string, string>; memoryMb: number; warmUp: PreparedRun }
-  /** The modules changed (`setModules`); runs sent later see them. */
+  /** The modules changed (`setModules`), or the process was handed to a sandbox; runs sent later see them. */
   | { kind: 'modules'; modules: ReadonlyMap<string, string> }
+  /**
+   * Dispose of every isolate (and whatever runs left in them) and start over with a fresh runner: `memoryMb` for the
+   * plain runs' heap, `modules` importable. Sent when a process passes from one sandbox to another (host-wide warm
+   * processes, `parent/warm-processes.ts`) or its sandbox needs another heap size.
+   */
+  | { kind: 'reset'; modules: ReadonlyMap<string, string>; memoryMb: number }
   /** Execute `run`, prepared by the parent (its `timeoutMs` is the time left): in session `session`'s context, or in a fresh one. */
   | { kind: 'run'; runId: number; run: PreparedRun; session?: string }
   /** Set up session `session` (its own isolate and context) for the runs sent to it later. */

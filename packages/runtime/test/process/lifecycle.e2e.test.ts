@@ -1,11 +1,14 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, ProcessSandbox, Sandbox, type AgentSandbox } from '../../src/index.js';
+import { DEFAULT_LIMITS, ProcessSandbox, warmSandboxProcesses, Sandbox, type AgentSandbox } from '../../src/index.js';
 import { childEntry } from '../../src/process/parent/child-entry.js';
 import { transpileAsync } from '../../src/script/transpile.js';
 import { MODULES, createPort, proxyModule } from '../helpers.js';
 import { expectCode, sandboxChildren, stillServes } from './helpers.js';
+
+// These tests count one sandbox's own processes: the host's warm processes (tested in warm-processes.e2e.test.ts) are off.
+warmSandboxProcesses({ spare: 0 });
 
 let sandbox: ProcessSandbox | undefined;
 afterEach(async () => {

@@ -1,8 +1,11 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ProcessSandbox, type ProcessOptions, type ProcessSession, type RunLimits } from '../../src/index.js';
+import { ProcessSandbox, warmSandboxProcesses, type ProcessOptions, type ProcessSession, type RunLimits } from '../../src/index.js';
 import { MODULES, createPort } from '../helpers.js';
 import { expectCode, sandboxChildren, stillServes } from './helpers.js';
+
+// These tests count one sandbox's own processes: the host's warm processes (tested in warm-processes.e2e.test.ts) are off.
+warmSandboxProcesses({ spare: 0 });
 
 let sandbox: ProcessSandbox | undefined;
 afterEach(async () => {

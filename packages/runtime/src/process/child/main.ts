@@ -31,6 +31,11 @@ process.on('message', (message: ToChild) => {
     case 'modules':
       if (runner) runner.modules = message.modules;
       break;
+    case 'reset':
+      // A pooled process hosts no session: closing the runner disposes every isolate a run of the last sandbox used.
+      void runner?.close();
+      runner = new IsolateRunner(message.memoryMb, message.modules);
+      break;
     case 'run':
       void run(message);
       break;

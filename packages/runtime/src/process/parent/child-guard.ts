@@ -40,12 +40,13 @@ export type Checked<R> =
  */
 export class ChildGuard<R extends GuardedRun> {
   readonly #runs: ReadonlyMap<number, R>;
-  readonly #maxRssBytes: number;
+  /** The child's RSS ceiling; changes when the child passes to another sandbox. */
+  maxRssBytes: number;
 
   /** `runs`: the child's runs going on, by id (the caller's live map); `maxRssBytes`: the child's RSS ceiling. */
   constructor(runs: ReadonlyMap<number, R>, maxRssBytes: number) {
     this.#runs = runs;
-    this.#maxRssBytes = maxRssBytes;
+    this.maxRssBytes = maxRssBytes;
   }
 
   /** What `raw`, a message the child sent while in `state`, means to the parent. */
@@ -78,7 +79,7 @@ export class ChildGuard<R extends GuardedRun> {
     if (!outcome || typeof rssBytes !== 'number' || Number.isNaN(rssBytes)) return breach('a malformed message');
     const limit = run.limits.maxPayloadBytes;
     if (outcome.ok && payloadBytes(outcome.value, limit) > limit) return breach('a result over maxPayloadBytes');
-    const rssMb = rssBytes > this.#maxRssBytes ? Math.round(rssBytes / 1024 / 1024) : undefined;
+    const rssMb = rssBytes > this.maxRssBytes ? Math.round(rssBytes / 1024 / 1024) : undefined;
     return { kind: 'end', run, outcome, rssMb };
   }
 }

@@ -7,6 +7,11 @@ export interface PoolOptions {
   maxProcesses: number;
   /** An idle child beyond the one warm spare is stopped after this long. */
   idleMs: number;
+  /**
+   * Keep a warm spare of the pool's own, started as soon as none is idle or on its way (the host has no warm
+   * processes); else the pool takes one process when {@link ChildPool.warm}ed, and more only when runs need them.
+   */
+  keepSpare: boolean;
 }
 
 /** Who a run is for; runs without an owner share `undefined`. */
@@ -16,8 +21,6 @@ interface Waiter {
   owner: Owner;
   resolve: (child: SupervisedChild | WireError | undefined) => void;
 }
-
-const RETIRED: WireError = { code: 'SPACE_CLOSED', message: 'The sandbox process was retired' };
 
 /**
  * The sandbox processes of plain runs, the parent's side: one run per child at a time, so one run's busy code never delays another.
@@ -30,6 +33,7 @@ const RETIRED: WireError = { code: 'SPACE_CLOSED', message: 'The sandbox process
  */
 export class ChildPool implements ChildHolder {
   readonly #spawn: (holder: ChildHolder) => Promise<SupervisedChild>;
+  readonly #give: (child: SupervisedChild) => void;
   readonly #options: PoolOptions;
   /** An owner's share: it gets more children only when nobody else waits and one is left for others. */
   readonly #share: number;
@@ -51,16 +55,20 @@ export class ChildPool implements ChildHolder {
   #spawning = 0;
   #closed = false;
 
-  /** `spawn` starts a child reporting to `holder`. */
-  constructor(spawn: (holder: ChildHolder) => Promise<SupervisedChild>, options: PoolOptions) {
+  /**
+   * `spawn` gives a child reporting to `holder` (a new one, or a warm one of the host's); `give` takes back a child the
+   * pool no longer needs (no run going on): the host's warm processes keep it or stop it.
+   */
+  constructor(spawn: (holder: ChildHolder) => Promise<SupervisedChild>, options: PoolOptions, give: (child: SupervisedChild) => void) {
     this.#spawn = spawn;
+    this.#give = give;
     this.#options = options;
     this.#share = Math.ceil(options.maxProcesses / 2);
   }
 
-  /** Starts the warm spare in the background. */
+  /** Starts the warm spare (or takes the pool's first process) in the background. */
   warm(): void {
-    this.#ensureSpare();
+    if (this.#children.size + this.#spawning === 0 && this.#room()) this.#add();
   }
 
   /**
@@ -100,7 +108,11 @@ export class ChildPool implements ChildHolder {
   take(holder: ChildHolder): void {
     const idle = this.#takeFresh();
     if (!idle) {
-      void this.#spawn(holder).catch((error: unknown) => holder.exited(undefined, startFailed(error)));
+      // A warm process of the host's is ready at once; a new one says so when it has started.
+      void this.#spawn(holder).then(
+        (child) => (child.state === 'idle' ? holder.available(child) : undefined),
+        (error: unknown) => holder.exited(undefined, startFailed(error)),
+      );
       return;
     }
     this.#children.delete(idle);
@@ -109,23 +121,26 @@ export class ChildPool implements ChildHolder {
     queueMicrotask(() => (idle.state === 'idle' ? holder.available(idle) : undefined));
   }
 
-  /** Stops every child (runs going on end with `error`); waiting runs get `undefined`. */
+  /** Gives back every child with no run going on and stops the others (their runs end with `error`); waiting runs get `undefined`. */
   close(error: WireError): void {
     this.#closed = true;
     for (const waiter of this.#waiters.splice(0)) waiter.resolve(undefined);
-    for (const child of this.#children) child.kill(error);
+    for (const child of [...this.#children]) {
+      if (child.reusable) this.#giveBack(child);
+      else child.kill(error);
+    }
   }
 
   /** @internal {@link ChildHolder}: hands the child to the next waiting run, or keeps it idle. */
   available(child: SupervisedChild): void {
     this.#started.add(child);
     this.#release(child);
-    if (this.#closed) return child.kill(RETIRED);
+    if (this.#closed) return this.#giveBack(child);
     this.#idle.push(child);
     this.#retire.set(
       child,
       setTimeout(() => {
-        if (this.#idle.length > 1 && this.#idle.includes(child)) child.kill(RETIRED);
+        if (this.#idle.length > 1 && this.#idle.includes(child)) this.#giveBack(child);
       }, this.#options.idleMs).unref(),
     );
     this.#dispatch();
@@ -205,6 +220,14 @@ export class ChildPool implements ChildHolder {
     return child;
   }
 
+  /** Forgets `child` and hands it to `give`. */
+  #giveBack(child: SupervisedChild): void {
+    this.#children.delete(child);
+    this.#forgetIdle(child);
+    this.#release(child);
+    this.#give(child);
+  }
+
   #forgetIdle(child: SupervisedChild): void {
     const index = this.#idle.indexOf(child);
     if (index >= 0) this.#idle.splice(index, 1);
@@ -220,7 +243,7 @@ export class ChildPool implements ChildHolder {
   }
 
   #ensureSpare(): void {
-    if (this.#idle.length === 0 && this.#soon() === 0 && this.#room()) this.#add();
+    if (this.#options.keepSpare && this.#idle.length === 0 && this.#soon() === 0 && this.#room()) this.#add();
   }
 
   #room(): boolean {
@@ -232,8 +255,10 @@ export class ChildPool implements ChildHolder {
     this.#spawn(this).then(
       (child) => {
         this.#spawning--;
-        if (this.#closed) child.kill(RETIRED);
-        else this.#children.add(child);
+        if (this.#closed) return this.#give(child);
+        this.#children.add(child);
+        // A warm process of the host's is ready at once; a new one says so when it has started.
+        if (child.state === 'idle') this.available(child);
       },
       (error: unknown) => {
         this.#spawning--;

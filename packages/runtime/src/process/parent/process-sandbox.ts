@@ -8,6 +8,7 @@ import { childEntry } from './child-entry.js';
 import { ChildPool } from './child-pool.js';
 import { SessionChildren, type PlacedSession, type SessionChild } from './session-children.js';
 import { SupervisedChild, type ChildHolder } from './supervised-child.js';
+import { hostProcesses } from './warm-processes.js';
 
 /** How a {@link ProcessSandbox} manages its processes. */
 export interface ProcessOptions {
@@ -70,15 +71,34 @@ export class ProcessSandbox implements AgentSandbox {
     });
     warmUp.catch(() => {});
     const spawn = async (holder: ChildHolder): Promise<SupervisedChild> => {
-      const [entry, run] = await Promise.all([childEntry(), warmUp]);
-      const child = new SupervisedChild(entry, { modules: this.#modules, warmUp: run, maxRssMb: resolved.maxRssMb }, holder);
+      const child = await this.#spawn(holder, warmUp, resolved.maxRssMb);
       this.#children.add(child);
       void child.exit.then(() => this.#children.delete(child));
       return child;
     };
-    this.#pool = new ChildPool(spawn, resolved);
+    const give = (child: SupervisedChild): void => {
+      this.#children.delete(child);
+      hostProcesses().give(child);
+    };
+    this.#pool = new ChildPool(spawn, { ...resolved, keepSpare: !hostProcesses().on }, give);
     this.#sessionChildren = new SessionChildren((holder) => this.#pool.take(holder), resolved);
     this.#pool.warm();
+  }
+
+  /**
+   * A process for `holder`: one of the host's warm processes (for a session process, one that never ran agent code),
+   * configured for this sandbox, else a new one.
+   */
+  async #spawn(holder: ChildHolder, warmUp: Promise<PreparedRun>, maxRssMb: number): Promise<SupervisedChild> {
+    // The modules are read once the child is there: setModules may have replaced them meanwhile.
+    const claimed = hostProcesses().claim(holder !== this.#pool);
+    if (claimed) {
+      const child = await claimed;
+      child.adopt(holder, { modules: this.#modules, memoryMb: this.#limits.memoryMb, maxRssMb });
+      return child;
+    }
+    const [entry, run] = await Promise.all([childEntry(), warmUp]);
+    return new SupervisedChild(entry, { modules: this.#modules, warmUp: run, maxRssMb }, holder);
   }
 
   /** Runs agent TypeScript in a fresh context of an idle sandbox process, given fairly by `options.owner`. Never rejects. */

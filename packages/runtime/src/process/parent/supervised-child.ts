@@ -89,10 +89,17 @@ export class SupervisedChild {
   #timer: NodeJS.Timeout | undefined;
   /** What ended the child, once it is dead. */
   #death: WireError | undefined;
+  /** The plain runs' heap of the child's runner. */
+  #memoryMb: number;
+  /** True once agent code ran in the child since its runner was last created fresh. */
+  #served = false;
+  /** True once agent code ran in the child at all (a {@link reset} does not clear it). */
+  #everServed = false;
 
   /** Forks a child running `entry` with `modules`, warmed with `warmUp`; `holder` hears when it is ready. */
   constructor(entry: string, init: { modules: ReadonlyMap<string, string>; warmUp: PreparedRun; maxRssMb: number }, holder: ChildHolder) {
     this.holder = holder;
+    this.#memoryMb = init.warmUp.limits.memoryMb;
     this.#guard = new ChildGuard(this.#runs, init.maxRssMb * 1024 * 1024);
     this.#child = fork(entry, [], {
       serialization: 'advanced',
@@ -127,6 +134,7 @@ export class SupervisedChild {
   run(prepared: PreparedRun, options: RunOptions, session: string | undefined, started: number): Promise<RunOutcome> {
     if (this.state === 'dead') return Promise.resolve(failed(this.#death ?? { code: 'SANDBOX_CRASHED', message: 'The sandbox process is gone' }, started));
     if (session === undefined) this.state = 'busy';
+    this.#served = this.#everServed = true;
     return new Promise((resolve) => {
       const { limits } = prepared;
       const signal = options.signal;
@@ -194,6 +202,46 @@ export class SupervisedChild {
   /** Sends the modules later runs may import. */
   setModules(modules: ReadonlyMap<string, string>): void {
     this.#send({ kind: 'modules', modules });
+  }
+
+  /** True once agent code ran in this process, whatever sandbox it served. */
+  get everServed(): boolean {
+    return this.#everServed;
+  }
+
+  /**
+   * Hands the child (starting, or idle with no run) to `holder`, a sandbox's pool or session process, configured for
+   * it: its modules, the plain runs' heap and the RSS ceiling. A child that ran agent code since its runner was made
+   * fresh, or whose heap size differs, starts over with a fresh runner (every isolate disposed); else it keeps its warm
+   * isolate and only learns the modules. The caller tells `holder` when it is available.
+   */
+  adopt(holder: ChildHolder, config: { modules: ReadonlyMap<string, string>; memoryMb: number; maxRssMb: number }): void {
+    this.holder = holder;
+    this.#guard.maxRssBytes = config.maxRssMb * 1024 * 1024;
+    if (this.#served || config.memoryMb !== this.#memoryMb) this.#reset(config.modules, config.memoryMb);
+    else this.setModules(config.modules);
+  }
+
+  /**
+   * Takes the child back from a sandbox that no longer needs it (closed, or the child idle too long): it must be
+   * starting, idle or settling, with no run going on. Every isolate is disposed and a fresh runner made, with no
+   * module, then the child is pinged: `holder` hears `available` once it answers.
+   */
+  recycle(holder: ChildHolder, memoryMb: number): void {
+    this.holder = holder;
+    this.#reset(new Map(), memoryMb);
+    if (this.state === 'idle') this.#ping();
+  }
+
+  /** True when the child may pass to another holder: alive, no run going on, not busy. */
+  get reusable(): boolean {
+    return this.#runs.size === 0 && (this.state === 'starting' || this.state === 'idle' || this.state === 'settling');
+  }
+
+  #reset(modules: ReadonlyMap<string, string>, memoryMb: number): void {
+    this.#served = false;
+    this.#memoryMb = memoryMb;
+    this.#send({ kind: 'reset', modules, memoryMb });
   }
 
   /** Sets up session `session` in the child (its own isolate and context) for the runs given to it later. */
@@ -290,6 +338,11 @@ export class SupervisedChild {
     // A session process takes runs whenever its sessions send them: its child checks each session's isolate itself.
     if (run.session !== undefined) return;
     // A pooled child is available again once it has shown its event loop is free.
+    this.#ping();
+  }
+
+  /** Sends a ping: the child is `settling` until it answers, and killed when it does not within {@link PING_MS}. */
+  #ping(): void {
     this.state = 'settling';
     this.#send({ kind: 'ping' });
     this.#timer = setTimeout(() => this.kill({ code: 'SANDBOX_CRASHED', message: 'The sandbox process stopped answering', data: { cause: 'unresponsive' satisfies CrashCause } }), PING_MS).unref();
