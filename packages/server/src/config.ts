@@ -2,6 +2,7 @@ import { AgentSpacesError, type ObjectSchema } from '@agent-spaces/capabilities'
 import { parseModel, type ModelSettings, type ToolPermission } from '@agent-spaces/sdk';
 import { isSecureUrl } from './auth/discovery.js';
 import { findSchemaProblems } from '@agent-spaces/compiler/file-schemas';
+import { checkPrivacySettings, privacySettingsOf, type PrivacySettings } from './privacy/settings.js';
 
 /** A skill of a space (seed 001): an injectable prompt fragment, switched on or off. */
 export interface SkillDefinition {
@@ -74,6 +75,11 @@ export interface SpaceDefinition {
   toolPermission?: ToolPermission;
   /** MCP `instructions` sent at initialization (default: the description plus how to use the code-mode tools). */
   instructions?: string;
+  /**
+   * Personal data in what the model reads becomes stable tokens (`[EMAIL_1]`), restored on the host when the model
+   * sends them back (docs/privacy.md): `true` for every built-in detector, or the detectors and patterns. Default off.
+   */
+  privacy?: boolean | PrivacySettings;
   /**
    * Capability functions also served as MCP tools of their own, beside code (docs/mcp-server.md, "Direct tools"):
    * `<capability>.<function>` patterns, `*` any run of characters (`notes.*`, `company-crm.searchCustomers`).
@@ -280,6 +286,8 @@ function parseSpace(check: Checker, value: Record<string, unknown>, at: string):
   const space = structuredClone(Object.fromEntries(Object.entries(value).filter(([key]) => key !== '$schema'))) as unknown as SpaceDefinition;
   if (space.model !== undefined) space.model = parseModel(space.model, `${at}.model`, check.file);
   space.tools?.forEach((tool, i) => checkTool(check, tool as unknown as Record<string, unknown>, `${at}.tools[${i}]`));
+  const privacy = privacySettingsOf(space.privacy);
+  if (privacy) checkPrivacySettings(privacy, `${at}.privacy`, (key, problem) => check.fail(key, problem));
   return space;
 }
 

@@ -15,7 +15,9 @@ export type LogLevel = 'info' | 'warn' | 'error';
  * `client.disconnected` (client id, reason); `client.reaped` (an HTTP client found gone or unused: client id, why);
  * `tool.called` (tool, client, request, session, duration_ms, ok, code); `session.created` / `session.ended`
  * (session, client, space, reason); `skills.mirrored` (skills a replica took from the shared database: count, or the
- * error). An HTTP client's id is its {@link sessionTag}, never its MCP session id.
+ * error); `privacy.tokenized` (a tool answer of a space with `privacy`: tool, client, space, tokens and their kinds,
+ * withheld strings, restored tokens — counts, never values). An HTTP client's id is its {@link sessionTag}, never its
+ * MCP session id.
  */
 export type LogEvent =
   | 'server.started'
@@ -33,7 +35,8 @@ export type LogEvent =
   | 'session.restored'
   | 'session.transferred'
   | 'run.resumed'
-  | 'skills.mirrored';
+  | 'skills.mirrored'
+  | 'privacy.tokenized';
 
 /**
  * The fields of one log line. Only ids, names, durations, codes and counts: never params, results, code or secrets.

@@ -92,7 +92,7 @@ describe('config.schema.json agrees with the server types', () => {
     allowedHosts: 1, allowedOrigins: 1, rateLimit: 1, databaseUrl: 1, redisUrl: 1, advertiseUrl: 1, auth: 1, agentsDir: 1, assignment: 1, a2a: 1,
   } satisfies Record<keyof ServerSettings, 1>;
   const spaceKeys = {
-    id: 1, name: 1, description: 1, version: 1, systemPrompt: 1, skills: 1, capabilities: 1, tools: 1, prompts: 1, model: 1, toolPermission: 1, instructions: 1, directTools: 1,
+    id: 1, name: 1, description: 1, version: 1, systemPrompt: 1, skills: 1, capabilities: 1, tools: 1, prompts: 1, model: 1, toolPermission: 1, instructions: 1, directTools: 1, privacy: 1,
   } satisfies Record<keyof SpaceDefinition, 1>;
 
   it('has a property for every ServerSettings and SpaceDefinition key, and no other', () => {

@@ -1,5 +1,6 @@
 import { AgentSpacesError } from '@agent-spaces/capabilities';
 import type { Catalog } from '../catalog.js';
+import { privacyOf } from '../privacy/index.js';
 import { runResult, toolResult } from '../results.js';
 import { SEARCH_DETAILS, formatSearch, searchCatalog, type SearchDetail } from '../search.js';
 import { READS, RUNS, RUN_OUTPUT, outputOf, spaceIdProperty, type ToolSpec } from './types.js';
@@ -28,8 +29,12 @@ export function codeTools(spaceIds: readonly string[]): ToolSpec[] {
       execution: { taskSupport: 'optional' },
       async handler(args, { connection, runOptions }) {
         const { code, spaceId: id } = args as { code: string; spaceId?: string };
-        const space = await connection.space(connection.definition(id));
-        return runResult(await space.run(code, runOptions));
+        const definition = connection.definition(id);
+        const privacy = await privacyOf(connection, definition);
+        return privacy.answer('execute', async () => {
+          const space = await connection.space(definition);
+          return runResult(await space.run(privacy.code(code), privacy.runOptions(runOptions)));
+        });
       },
     },
     {

@@ -1,4 +1,6 @@
 import { restoreKept } from '../durable/recovery.js';
+import type { Connection } from '../connection.js';
+import { privacyOf, type ToolPrivacy } from '../privacy/index.js';
 import { runResult, toolResult } from '../results.js';
 import type { SessionRecord, ServerSessions } from '../sessions.js';
 import { headlessRun } from '../agent/permission.js';
@@ -58,8 +60,12 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
         const id = sessionIdOf(args, 'send_code');
         const { code } = args as { code: string };
         await restoreKept(connection, id);
-        const result = await connection.state.sessions.run(connection.id, id, code, (session) => session.run(code, runOptions));
-        return runResult(result, { sessionId: id });
+        const privacy = await sessionPrivacy(connection, id);
+        return privacy.answer('send_code', async () => {
+          const source = privacy.code(code);
+          const result = await connection.state.sessions.run(connection.id, id, source, (session) => session.run(source, privacy.runOptions(runOptions)));
+          return runResult(result, { sessionId: id });
+        });
       },
     },
     {
@@ -105,11 +111,18 @@ export function sessionTools(spaceIds: readonly string[]): ToolSpec[] {
         const id = sessionIdOf(args, 'get_session_history');
         const { limit = 20 } = args as { limit?: number };
         const record = connection.state.sessions.get(connection.id, id);
-        return toolResult({ sessionId: id, runs: record.runs, history: record.history.slice(-limit) });
+        const privacy = await sessionPrivacy(connection, id);
+        return privacy.answer('get_session_history', async () => toolResult({ sessionId: id, runs: record.runs, history: record.history.slice(-limit) }));
       },
     },
     closeSession(),
   ];
+}
+
+/** The privacy of session `id`'s space (its record's own definition for an agent file outside the served spaces). */
+async function sessionPrivacy(connection: Connection, id: string): Promise<ToolPrivacy> {
+  const record = connection.state.sessions.get(connection.id, id);
+  return privacyOf(connection, record.definition ?? connection.definition(record.spaceId));
 }
 
 /** `close_session`. */

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
 import type { SpaceDefinition, UserTool } from '../config.js';
+import { privacyOf } from '../privacy/index.js';
 import { formatLog, toolError, toolResult } from '../results.js';
 import type { ToolSpec } from './types.js';
 
@@ -24,11 +25,14 @@ export function userToolSpec(space: SpaceDefinition, tool: UserTool, baseDir: st
     description: tool.description,
     inputSchema: tool.parameters,
     async handler(args, { connection, runOptions }) {
-      const code = await loadCode(tool, baseDir);
-      const sandbox = await connection.space(space);
-      const run = await sandbox.run(await withInput(tool, code, args), runOptions);
-      if (!run.ok) return toolError(run.error, { logs: run.logs.map(formatLog) });
-      return toolResult(run.result ?? null);
+      const privacy = await privacyOf(connection, space);
+      return privacy.answer(tool.name, async () => {
+        const code = await loadCode(tool, baseDir);
+        const sandbox = await connection.space(space);
+        const run = await sandbox.run(await withInput(tool, code, privacy.args(args)), privacy.runOptions(runOptions));
+        if (!run.ok) return toolError(run.error, { logs: run.logs.map(formatLog) });
+        return toolResult(run.result ?? null);
+      });
     },
   };
 }
