@@ -125,6 +125,7 @@ describe('privacy over MCP, hostile variants', () => {
       id: 'private',
       name: 'Private',
       privacy: { patterns: [{ name: 'SURNAME', pattern: "O'[A-Z][a-z]+" }, { name: 'DOMAIN', pattern: 'acme\\.example' }] },
+      directTools: ['crm.findCustomer', 'mailer.send'],
     },
     { id: 'open', name: 'Open' },
   ];
@@ -186,6 +187,20 @@ return { ['${EMAIL}']: deep, map: new Map([['${PHONE}', '${EMAIL}']]), set: new 
     // Another connection, and another space of this connection, never get this scope's values.
     expect((await run(`return '[EMAIL_1]'.length;`, 'private', second)).body.result).toBe(9);
     expect((await run(`return '[EMAIL_1]'.length;`, 'open')).body.result).toBe(9);
+  });
+
+  it('tokenizes direct tool results and restores tokens in their arguments', async () => {
+    const found = await callTool(client, 'crm_findCustomer', { name: 'Dana' });
+    const token = found.body.email as string;
+    expect(token).toMatch(/^\[EMAIL_\d+\]$/);
+    expect(found.text).not.toContain(EMAIL);
+    process.env.PRIVACY_SENT_FILE = sentFile();
+    try {
+      expect((await callTool(client, 'mailer_send', { to: token, subject: 'Direct' })).body).toEqual({ sent: true, to: token });
+    } finally {
+      delete process.env.PRIVACY_SENT_FILE;
+    }
+    expect((await sent()).at(-1)).toEqual({ to: EMAIL, subject: 'Direct' });
   });
 
   it('keeps a space without privacy as it was', async () => {

@@ -2,6 +2,7 @@ import { AgentSpacesError, capabilitiesDir, resolveOutDir, type CatalogEntry, ty
 import { listBuiltCapabilities, readBuiltJson, readCatalog, resolveCapabilityNames } from '@agent-spaces/bridge/output';
 import type { CatalogOptions } from '../catalog.js';
 import type { SpaceDefinition } from '../config.js';
+import { privacyOf } from '../privacy/index.js';
 import { toolError, toolResult } from '../results.js';
 import type { ToolSpec } from './types.js';
 
@@ -110,11 +111,16 @@ function directToolSpec(fn: DirectFunction): ToolSpec {
     inputSchema: parameters,
     ...(outputSchema ? { outputSchema } : {}),
     async handler(args, { connection, runOptions }) {
-      const space = await connection.space(connection.definition(fn.space.id));
-      const { signal, onApproval } = runOptions;
-      const outcome = await space.call(fn.capability, fn.function, args, { ...(signal ? { signal } : {}), ...(onApproval ? { onApproval } : {}) });
-      if (!outcome.ok) return toolError(outcome.error);
-      return toolResult(outcome.value ?? null);
+      const definition = connection.definition(fn.space.id);
+      const privacy = await privacyOf(connection, definition);
+      return privacy.answer(directToolName(fn.capability, fn.function), async () => {
+        const space = await connection.space(definition);
+        const { signal, onApproval } = runOptions;
+        const options = { ...(signal ? { signal } : {}), ...(onApproval ? { onApproval } : {}) };
+        const outcome = await space.call(fn.capability, fn.function, privacy.args(args), options);
+        if (!outcome.ok) return toolError(outcome.error);
+        return toolResult(outcome.value ?? null);
+      });
     },
   };
 }
