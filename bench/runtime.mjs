@@ -3,8 +3,9 @@
 // process (so RSS is its own), [rounds] times alternately; every figure is the better median of the rounds.
 // Columns: agent-spaces through the SDK in-process (createSpace with isolation 'in-process', bridge validation, events,
 // audit log; typecheck off, as UTCP has none), the same without the audit log (one durable write per call, which UTCP
-// does not make), the SDK with its default isolation (each run in a sandbox process, calls over IPC), the bare
-// @agent-spaces/runtime Sandbox with a minimal host port, and UTCP code mode. Beside them, the floors of process
+// does not make), the SDK with its default isolation (each run in a sandbox process, calls over IPC), the same with
+// the host's warm processes off (`warmSandboxProcesses({ spare: 0 })`: each space forks its own, as before issue 32),
+// the bare @agent-spaces/runtime Sandbox with a minimal host port, and UTCP code mode. Beside them, the floors of process
 // isolation: a bare IPC echo (Node's child_process IPC with 'advanced' serialization, as the sandbox processes use,
 // each round trip a call's message out and its outcome back) and a bare fork of a node process until its first message.
 // The first table is issue 32's: SDK in-process, SDK process and UTCP, with the goals.
@@ -120,8 +121,10 @@ async function buildMath() {
  * agent-spaces through the SDK, on the project `buildMath()` made (built by the parent: the compiler is not measured);
  * `audit: false` turns the audit log off.
  */
-async function agentSpaces(rootDir, audit = true, isolation = 'in-process') {
+async function agentSpaces(rootDir, audit = true, isolation = 'in-process', warmProcesses = true) {
   const { createSpace } = await import('@agent-spaces/sdk');
+  // Without the host's warm processes, each space forks its own (as before issue 32).
+  if (!warmProcesses) (await import('@agent-spaces/runtime')).warmSandboxProcesses({ spare: 0 });
   return measure({
     trivial: `import { math } from '@capabilities/math';\nexport default await math.add({ a: 1, b: 2 });`,
     loop: `import { math } from '@capabilities/math';\nlet sum = 0;\nfor (let i = 0; i < ${CALLS}; i++) sum = await math.add({ a: sum, b: 1 });\nexport default sum;`,
@@ -267,6 +270,7 @@ const SYSTEMS = {
   'agent-spaces': agentSpaces,
   'SDK, no audit': (rootDir) => agentSpaces(rootDir, false),
   'SDK, process': (rootDir) => agentSpaces(rootDir, true, 'process'),
+  'process, spare 0': (rootDir) => agentSpaces(rootDir, true, 'process', false),
   'runtime only': sandbox,
   '@utcp/code-mode': utcp,
   'IPC floor': floors,
