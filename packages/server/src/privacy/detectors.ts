@@ -72,7 +72,7 @@ const IBAN_RUN = /(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}[A-Za-z0-9]*(?: [A-Za-z0-9]+)*
 const MAX_IBAN_CHARS = 42;
 
 /** IBANs, in either case, grouped or not: the country's length and format and the mod-97 check digits (ibantools). */
-export function findIbans(text: string, isValidIBAN: (iban: string) => boolean): Found[] {
+function findIbans(text: string, isValidIBAN: (iban: string) => boolean): Found[] {
   return findChecked(text, IBAN_RUN, MAX_IBAN_CHARS, 'IBAN', (candidate) => isValidIBAN(candidate.replace(/ /g, '').toUpperCase()));
 }
 
@@ -105,13 +105,13 @@ const MAX_PHONE_CHARS = 26;
 const DATE_LIKE = /^\d{4}-\d{2}-\d{2}|^\d{1,2}[./]\d{1,2}[./]\d{2,4}/;
 
 /** What {@link findPhones} needs of libphonenumber-js: whether a text is a valid number (of `region`, without `+`). */
-export type PhoneCheck = (text: string, region?: string) => boolean;
+type PhoneCheck = (text: string, region?: string) => boolean;
 
 /**
  * Phone numbers valid for their country (libphonenumber-js's metadata): written with `+` and a country code, and,
  * with a `region`, that region's numbers written without one. Dates are left alone.
  */
-export function findPhones(text: string, valid: PhoneCheck, region: string | undefined): Found[] {
+function findPhones(text: string, valid: PhoneCheck, region: string | undefined): Found[] {
   return findChecked(text, PHONE_RUN, MAX_PHONE_CHARS, 'PHONE', (candidate) => {
     if (!candidate.startsWith('+') && (region === undefined || DATE_LIKE.test(candidate))) return false;
     return valid(candidate, region);

@@ -7,10 +7,10 @@ export const BUILTIN_DETECTORS = ['email', 'phone', 'iban', 'card'] as const;
 export type BuiltinDetector = (typeof BUILTIN_DETECTORS)[number];
 
 /** A custom detector: values matching `pattern` (RE2 syntax: linear time, no lookaround or backreferences) become `[<name>_n]`. */
-export interface PrivacyPattern {
+interface PrivacyPattern {
   /** The kind its tokens name: upper-case letters, digits and `_`, a letter first (`EMPLOYEE_ID` → `[EMPLOYEE_ID_1]`). */
   name: string;
-  /** At most {@link MAX_PATTERN_LENGTH} characters. */
+  /** At most 200 characters (the config schema's bound). */
   pattern: string;
   ignoreCase?: boolean;
 }
@@ -26,10 +26,6 @@ export interface PrivacySettings {
   patterns?: PrivacyPattern[];
 }
 
-/** The longest custom pattern accepted. */
-export const MAX_PATTERN_LENGTH = 200;
-/** The most custom patterns of one space. */
-export const MAX_PATTERNS = 32;
 /** What a custom pattern's name looks like. */
 const PATTERN_NAME = /^[A-Z][A-Z0-9_]{0,31}$/;
 
@@ -50,7 +46,6 @@ export function checkPrivacySettings(settings: PrivacySettings, at: string, fail
     if (!PATTERN_NAME.test(pattern.name)) fail(`${key}.name`, 'must be upper-case letters, digits and "_", a letter first (at most 32)');
     if (names.has(pattern.name)) fail(`${key}.name`, `"${pattern.name}" is already a detector of this space`);
     names.add(pattern.name);
-    if (pattern.pattern.length > MAX_PATTERN_LENGTH) fail(`${key}.pattern`, `is longer than ${MAX_PATTERN_LENGTH} characters`);
     const problem = re2Problem(pattern);
     if (problem !== undefined) fail(`${key}.pattern`, `is not an RE2 pattern (no lookaround or backreferences): ${problem}`);
   });

@@ -1,7 +1,7 @@
 import type { Detect } from './detectors.js';
 
 /** The most values one vault holds; later values are written as `[KIND]`, which nothing restores. */
-export const MAX_VALUES = 10_000;
+const MAX_VALUES = 10_000;
 /** How many characters one answer may have scanned; strings past that reach the model as a withheld note. */
 export const SCAN_BUDGET = 1 << 20;
 /** Deeper than this, a value reaches the model as a withheld note. */
