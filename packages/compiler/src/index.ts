@@ -10,6 +10,7 @@ export { schemaDeclarations, type SchemaDeclarations } from './emit/schema-decla
 export { hideDeclaredFunctions } from './emit/hide.js';
 export { configSources } from './sources/config-sources.js';
 export { SKILLS_DIR, SKILLS_ID, checkSkill, skillDeclarations, skillFiles, skillNameProblem, skillsModule, type CheckSkillOptions } from './skills.js';
+export { shapeSkill, suggestSkill, type SkillShapeOptions } from './skill-shapes.js';
 export { buildFreshness, type BuildFreshness } from './freshness.js';
 export { readBuildInputs } from './build-state.js';
 export { selfServers } from './sources/mcp-config.js';

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { AgentSpacesError, CAPABILITY_PREFIX, OUTPUT_FILES, capabilitiesDir, editorTsconfig, resolveOutDir } from '@agent-spaces/capabilities';
+import { AgentSpacesError, CAPABILITY_PREFIX, OUTPUT_FILES, capabilitiesDir, editorTsconfig, resolveOutDir, type JsonSchema } from '@agent-spaces/capabilities';
 import { readCatalog } from '@agent-spaces/bridge/output';
 import type { BuildReport } from '@agent-spaces/compiler';
 import { SANDBOX_DECLARATIONS } from './declarations.js';
@@ -64,10 +64,20 @@ export interface SkillRecords {
 export interface SaveSkillOptions extends SkillProject {
   /** The skill's name: its file's (`skills/<name>.ts`) and its exported async function's; camelCase. */
   name: string;
-  /** TypeScript exporting `async function <name>(params: Params): Promise<Result>`; may import `@capabilities/*`. */
+  /**
+   * TypeScript exporting `async function <name>(params: Params): Promise<Result>`; may import `@capabilities/*`. A
+   * default-exported or differently named async function (the only one) is saved under `name`.
+   */
   code: string;
   /** Written as the function's doc comment when the code has none. */
   description?: string;
+  /**
+   * JSON Schema of the skill's `params`: `code` is then the function's body (statements using `params`, returning
+   * the result; imports first), wrapped into the typed function, which is what is saved.
+   */
+  parameters?: JsonSchema;
+  /** JSON Schema of a wrapped body's result (default: `unknown`). */
+  returns?: JsonSchema;
   /** Overwrite an existing skill of the name (default: refused with `NAME_COLLISION`); only its owner may. */
   replace?: boolean;
   /**
@@ -109,6 +119,8 @@ export interface SkillInfo {
 
 /** Most characters of a skill's code. */
 const MAX_CODE = 256 * 1024;
+/** Most characters of a skill's description. */
+const MAX_DESCRIPTION = 4096;
 
 const IMPORT_LINE = `import { skills } from '${CAPABILITY_PREFIX}skills';`;
 
@@ -127,6 +139,15 @@ export async function saveSkill(options: SaveSkillOptions): Promise<SavedSkill> 
   if (typeof code !== 'string' || code.trim() === '') throw new AgentSpacesError('INVALID_ARGUMENTS', 'code: must be the TypeScript of the skill', { field: 'code' });
   if (code.length > MAX_CODE) throw new AgentSpacesError('INVALID_ARGUMENTS', `code: at most ${MAX_CODE} characters`, { field: 'code' });
   if (description !== undefined && typeof description !== 'string') throw new AgentSpacesError('INVALID_ARGUMENTS', 'description: must be a string', { field: 'description' });
+  if (description !== undefined && description.length > MAX_DESCRIPTION) {
+    throw new AgentSpacesError('INVALID_ARGUMENTS', `description: at most ${MAX_DESCRIPTION} characters`, { field: 'description' });
+  }
+  for (const field of ['parameters', 'returns'] as const) {
+    const schema = options[field];
+    if (schema !== undefined && (schema === null || typeof schema !== 'object' || Array.isArray(schema))) {
+      throw new AgentSpacesError('INVALID_ARGUMENTS', `${field}: must be a JSON Schema object`, { field });
+    }
+  }
   const share = options.share === undefined ? undefined : checkShare(options.share);
   const defaultShare = checkShare(options.defaultShare ?? 'space');
   if (options.owner === undefined && (share ?? defaultShare) !== 'space') {
@@ -148,12 +169,19 @@ async function saveChecked(project: Project, options: SaveSkillOptions, compiler
   if (current !== undefined && options.replace !== true) {
     throw new AgentSpacesError('NAME_COLLISION', `skill "${name}" exists (${file}); to overwrite it, ask for a replacement (replace: true; --replace in the CLI)`, { field: 'name', name });
   }
-  const text = withDoc(code, name, description);
+  const shapes = { ...(description !== undefined ? { description } : {}), ...(options.parameters ? { parameters: options.parameters } : {}), ...(options.returns ? { returns: options.returns } : {}) };
+  const text = await compiler.shapeSkill(name, code, shapes);
   const declarations = await compiler.skillDeclarations(project.config.outDir, SANDBOX_DECLARATIONS);
   const checked = await compiler.checkSkill(project.rootDir, name, text, declarations, {
     ...(options.owner !== undefined ? { owner: options.owner } : {}),
     budget: project.config.typecheck,
   });
+  // Code not in the shape of a skill (a body without `parameters` does not typecheck either): show it in the shape.
+  const misshapen = checked.ok ? false : checked.code === 'INVALID_DEFINITION' || (checked.code === 'TYPE_ERROR' && !new RegExp(String.raw`export\s+async\s+function\s+${name}\b`).test(text));
+  if (!checked.ok && misshapen) {
+    const shaped = await compiler.suggestSkill(name, text, description);
+    throw new AgentSpacesError(checked.code, `${checked.problem}. Saved in the accepted shape, it reads:\n${shaped}`, { field: 'code', name });
+  }
   if (!checked.ok) throw new AgentSpacesError(checked.code, checked.problem, { field: 'code', name });
   await mkdir(folder, { recursive: true });
   await writeFile(join(project.rootDir, file), text);
@@ -362,19 +390,6 @@ async function held<T>(project: Project, records: SkillRecords | undefined, name
 function checkName(name: unknown, problem: (name: unknown) => string | undefined): asserts name is string {
   const why = problem(name);
   if (why !== undefined) throw new AgentSpacesError('INVALID_ARGUMENTS', `name: ${JSON.stringify(name)} is not a skill name: ${why}`, { field: 'name' });
-}
-
-/** `code` with `description` as the doc comment of its function `name` when the code gives it none. */
-function withDoc(code: string, name: string, description: string | undefined): string {
-  const at = code.search(new RegExp(String.raw`export\s+async\s+function\s+${name}\b`));
-  if (description === undefined || description.trim() === '' || at === -1 || code.slice(0, at).trimEnd().endsWith('*/')) return code;
-  const doc = `/**\n${description
-    .trim()
-    .replaceAll('*/', '*\\/')
-    .split('\n')
-    .map((line) => ` * ${line}`.trimEnd())
-    .join('\n')}\n */\n`;
-  return code.slice(0, at) + doc + code.slice(at);
 }
 
 /** A project as loaded from its config file. */

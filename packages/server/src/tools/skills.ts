@@ -47,16 +47,19 @@ export function skillTools(): ToolSpec[] {
       outputSchema: outputOf({ name: TEXT, file: TEXT, signature: TEXT, import: TEXT, usage: TEXT }),
       description:
         'Keep working code as a typed skill that later scripts import: `import { skills } from "@capabilities/skills"; await skills.<name>(params)`. ' +
-        '`code` exports `async function <name>(params: Params): Promise<Result>` with declared types (it may import @capabilities/*); it is ' +
-        'typechecked and bundled (it may not import files or packages), saved as skills/<name>.ts in the project and built. The skill is yours: ' +
-        'only you replace (with `replace: true`) or delete it, and you cannot replace another client\'s or the operator\'s. ' +
-        '`share` says who else may see and call it.',
+        '`code` is one async function with declared types, exported (default export too) — e.g. name "addVat", code ' +
+        '`export default async function addVat(params: { amount: number }): Promise<number> { return params.amount * 1.2; }` — ' +
+        'or, with `parameters` (a JSON Schema of params), just its body: `return params.amount * 1.2;`. `description` becomes its doc comment. ' +
+        'It may import @capabilities/* (not files or packages); it is typechecked, saved as skills/<name>.ts and built. A refusal shows the code ' +
+        'in the accepted shape. Only you replace (`replace: true`) or delete your skill; `share` says who else may see and call it.',
       inputSchema: {
         type: 'object',
         properties: {
           name,
-          code: { type: 'string', description: 'TypeScript module exporting the async function <name>' },
-          description: { type: 'string', description: 'What the skill does; its doc comment when the code has none' },
+          code: { type: 'string', description: 'TypeScript module exporting the async function (or, with `parameters`, its body)' },
+          description: { type: 'string', maxLength: 4096, description: 'What the skill does; its doc comment when the code has none' },
+          parameters: { type: 'object', description: 'JSON Schema of params: `code` is then the body of the function, using `params`' },
+          returns: { type: 'object', description: 'JSON Schema of the result of a body given with `parameters` (default: unknown)' },
           replace: { type: 'boolean', description: 'Overwrite an existing skill of this name (default false)' },
           share,
         },
@@ -64,7 +67,7 @@ export function skillTools(): ToolSpec[] {
         additionalProperties: false,
       },
       async handler(args, context) {
-        const asked = args as { name: string; code: string; description?: string; replace?: boolean; share?: SkillShare };
+        const asked = args as Pick<SaveSkillOptions, 'name' | 'code' | 'description' | 'parameters' | 'returns' | 'replace' | 'share'>;
         const saved = await saveSkill({ ...context.connection.skills, ...saving(context, asked), ...asked });
         context.connection.state.shared.noticeBuild();
         return toolResult({ ...saved, usage: `${saved.import}\nconst result = await skills.${saved.name}(/* params */);` });
