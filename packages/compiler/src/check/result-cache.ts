@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
-import { readFile, readdir, stat, unlink, utimes } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { entryFile, readCacheEntry, writeCacheEntry } from '../cache-entry.js';
+import { pruneCacheEntries, readCacheEntry, touchCacheEntry, writeCacheEntry } from '../cache-entry.js';
 import type { TypecheckDiagnostic } from './types.js';
 import { checkWorkerEntry } from './worker-entry.js';
 
-/** Most entries a typecheck cache folder keeps; past it the least recently used go, down to {@link KEPT_AFTER_PRUNE}. */
+/** Most entries a typecheck cache folder keeps; past it the least recently used go, down to three quarters of it. */
 export const MAX_CACHED_CHECKS = 256;
-const KEPT_AFTER_PRUNE = 192;
 /** Changes when an entry's shape does: older entries then read as misses. */
 const FORMAT = 'typecheck-1';
 
@@ -32,8 +31,7 @@ export class CheckResultCache {
     const entry = await readCacheEntry(this.#dir, key);
     if (!isEntry(entry) || entry.key !== key) return undefined;
     // Used now: the pruning keeps it over entries unused for longer.
-    const now = new Date();
-    await utimes(entryFile(this.#dir, key), now, now).catch(() => undefined);
+    await touchCacheEntry(this.#dir, key);
     return entry.diagnostics;
   }
 
@@ -41,18 +39,7 @@ export class CheckResultCache {
   async set(declarationsKey: string, code: string, diagnostics: readonly TypecheckDiagnostic[]): Promise<void> {
     const key = await entryKey(declarationsKey, code);
     await writeCacheEntry(this.#dir, key, { key, diagnostics });
-    await this.#prune();
-  }
-
-  /** Deletes the least recently used entries once there are more than {@link MAX_CACHED_CHECKS}. */
-  async #prune(): Promise<void> {
-    const names = (await readdir(this.#dir)).filter((name) => name.endsWith('.json'));
-    if (names.length <= MAX_CACHED_CHECKS) return;
-    const used = await Promise.all(
-      names.map(async (name) => ({ name, at: (await stat(join(this.#dir, name)).catch(() => undefined))?.mtimeMs ?? 0 })),
-    );
-    used.sort((a, b) => a.at - b.at);
-    await Promise.all(used.slice(0, names.length - KEPT_AFTER_PRUNE).map(({ name }) => unlink(join(this.#dir, name)).catch(() => undefined)));
+    await pruneCacheEntries(this.#dir, MAX_CACHED_CHECKS);
   }
 }
 

@@ -4,7 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { AgentSpacesError, DEFAULT_OUT_DIR, STD_MODULE, type AgentSpacesConfig, type CapabilityEntry, type McpServers, type OpenApiSourceConfig, type PoliciesConfig, type StdConfig, type TypecheckBudget } from '@agent-spaces/capabilities';
 import { parseMcpServers, readProjectMcpServers } from '@agent-spaces/mcp/config';
 import { ownServerUrls, readClientConfigFile } from '../sources/mcp-config.js';
-import { bundleModule, formatBuildError, importCode } from '../bundle.js';
+import { formatBuildError, importCode } from '../bundle.js';
+import { configBundle } from './bundle-cache.js';
 import { CONFIG_KEYS, findConfigProblem } from './validate.js';
 import { isPackageEntry, isPackageFolder, toNpmSource, type NpmSource } from '../sources/npm/config.js';
 
@@ -183,15 +184,19 @@ async function readConfigValue(file: string, shown: string): Promise<unknown> {
   }
 }
 
-/** `.mjs`/`.js` are imported as they are; TypeScript is bundled to a hidden `.mjs` next to the file, then imported. */
+/**
+ * `.mjs`/`.js` are imported as they are; TypeScript is bundled (or its bundle taken from the cache, {@link configBundle})
+ * to a hidden `.mjs` next to the file, then imported; a cached bundle that fails is bundled anew and imported again.
+ */
 async function importConfigModule(file: string): Promise<Record<string, unknown>> {
   const ext = extname(file);
   if (ext === '.mjs' || ext === '.js') {
     const namespace: unknown = await import(/* @vite-ignore */ `${pathToFileURL(file).href}?t=${Date.now()}`);
     return namespace as Record<string, unknown>;
   }
-  const { code } = await bundleModule(file);
-  return importCode(code, dirname(file), `.${basename(file)}`);
+  const bundle = await configBundle(file);
+  const load = (code: string) => importCode(code, dirname(file), `.${basename(file)}`);
+  return bundle.cached ? load(bundle.code).catch(async () => load((await configBundle(file, true)).code)) : load(bundle.code);
 }
 
 async function exists(file: string): Promise<boolean> {
