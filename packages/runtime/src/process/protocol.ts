@@ -1,4 +1,4 @@
-import type { CallMessage, CallOutcome } from '@agent-spaces/capabilities';
+import type { CallOutcome } from '@agent-spaces/capabilities';
 import type { LogEntry, RunOutcome } from '../outcome.js';
 import type { PreparedRun } from '../script/prepare.js';
 
@@ -41,10 +41,11 @@ export type FromChild =
   /** The child is set up and warm (its first context ran a script). */
   | { kind: 'ready' }
   /**
-   * Run `runId` calls the host: the parent forwards `message` to the run's `HostPort`. `seq` is the prelude's number of
-   * the call in its context (not the bridge's public `callId`), sent back with the outcome.
+   * Run `runId` calls `capability.function` with `params`: the parent forwards the call to the run's `HostPort`. `seq`
+   * is the prelude's number of the call in its context (not the bridge's public `callId`), sent back with the outcome.
+   * Flat, not a nested `CallMessage`: one object less to serialize and parse on every call.
    */
-  | { kind: 'call'; runId: number; seq: number; message: CallMessage }
+  | { kind: 'call'; runId: number; seq: number; capability: string; function: string; params: unknown }
   /** A console line of run `runId`, as it is written. */
   | { kind: 'log'; runId: number; entry: LogEntry }
   /** Run `runId` ended. `outcome.logs` is empty (the lines were streamed); `rssBytes` is the child's RSS. */

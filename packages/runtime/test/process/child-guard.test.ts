@@ -10,7 +10,7 @@ function guarded(limits: Partial<RunLimits> = {}): { guard: ChildGuard<GuardedRu
   return { guard: new ChildGuard(new Map([[1, run]]), MAX_RSS_BYTES), run };
 }
 
-const CALL = { kind: 'call', runId: 1, seq: 1, message: { kind: 'call', capability: 'math', function: 'add', params: { a: 1 } } };
+const CALL = { kind: 'call', runId: 1, seq: 1, capability: 'math', function: 'add', params: { a: 1 } };
 const LOG = { kind: 'log', runId: 1, entry: { level: 'info', message: 'hello', timestamp: '2026-01-01T00:00:00.000Z' } };
 const END = { kind: 'end', runId: 1, outcome: { ok: true, value: 3, logs: [], stats: { durationMs: 1, capabilityCalls: 1, cpuTimeMs: 2 } }, rssBytes: 1024 };
 
@@ -19,12 +19,13 @@ describe('the child guard refuses forged messages', () => {
     ['no object', null],
     ['a string', 'ready'],
     ['an unknown kind', { kind: 'exec', code: 'x' }],
-    ['a call whose capability is no string', { kind: 'call', runId: 1, seq: 1, message: { capability: 1, function: 'f' } }],
-    ['a call whose run id is a string', { kind: 'call', runId: '1', seq: 1, message: { capability: 'c', function: 'f' } }],
+    ['a call whose capability is no string', { kind: 'call', runId: 1, seq: 1, capability: 1, function: 'f' }],
+    ['a call whose run id is a string', { kind: 'call', runId: '1', seq: 1, capability: 'c', function: 'f' }],
     ['a call whose seq is fractional', { ...CALL, seq: 1.5 }],
-    ['a call without its seq', { kind: 'call', runId: 1, message: CALL.message }],
-    ['a call whose function is missing', { ...CALL, message: { kind: 'call', capability: 'math', params: {} } }],
-    ['a call whose message is an array', { ...CALL, message: ['math', 'add'] }],
+    ['a call without its seq', { kind: 'call', runId: 1, capability: 'math', function: 'add' }],
+    ['a call whose function is missing', { kind: 'call', runId: 1, seq: 1, capability: 'math', params: {} }],
+    ['a call whose names come in an array', { kind: 'call', runId: 1, seq: 1, capability: ['math', 'add'] }],
+    ['a call whose function is an object', { ...CALL, function: { toString: () => 'add' } }],
     ['a log of an unknown level', { kind: 'log', runId: 1, entry: { level: 'shout', message: 'x', timestamp: '' } }],
     ['a log whose message is no string', { ...LOG, entry: { ...LOG.entry, message: { toString: 'x' } } }],
     ['a log without a timestamp', { ...LOG, entry: { level: 'info', message: 'x' } }],
@@ -62,7 +63,7 @@ describe('the child guard refuses forged messages', () => {
 describe('the child guard passes on what the parent reads', () => {
   it('keeps only the fields the parent reads, and passes params on unread', () => {
     const params = { a: 1, nested: { deep: [1, 2] } };
-    const checked = guarded().guard.check({ ...CALL, seq: 2, extra: 1, message: { ...CALL.message, params, extra: 1 } }, 'busy');
+    const checked = guarded().guard.check({ ...CALL, seq: 2, extra: 1, params }, 'busy');
     expect(checked).toMatchObject({ kind: 'call', seq: 2, message: { kind: 'call', capability: 'math', function: 'add', params } });
     expect(checked.kind === 'call' && Object.keys(checked.message)).toEqual(['kind', 'capability', 'function', 'params']);
     expect(checked.kind === 'call' && checked.message.params).toBe(params);

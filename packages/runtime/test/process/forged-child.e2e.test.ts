@@ -33,12 +33,12 @@ function forgedChild(name: string, forge: string): string {
 
 describe('a sandbox process that forges messages', () => {
   it.each([
-    ['a call whose capability is no string', `(runId) => ({ kind: 'call', runId, seq: 1, message: { kind: 'call', capability: 1, function: 'f' } })`],
-    ['a call for a run it is not running', `(runId) => ({ kind: 'call', runId: runId + 1, seq: 1, message: { kind: 'call', capability: 'math', function: 'add' } })`],
+    ['a call whose capability is no string', `(runId) => ({ kind: 'call', runId, seq: 1, capability: 1, function: 'f' })`],
+    ['a call for a run it is not running', `(runId) => ({ kind: 'call', runId: runId + 1, seq: 1, capability: 'math', function: 'add' })`],
     ['a second ready', `() => ({ kind: 'ready' })`],
     ['an end with a result over maxPayloadBytes', `(runId) => ({ kind: 'end', runId, outcome: { ok: true, value: 'x'.repeat(2000), logs: [], stats: { cpuTimeMs: 1 } }, rssBytes: 1 })`],
     ['a log of an unknown level', `(runId) => ({ kind: 'log', runId, entry: { level: 'shout', message: 'x', timestamp: '' } })`],
-    ['more calls than maxCapabilityCalls', `(runId) => Array.from({ length: 1001 }, (_, i) => ({ kind: 'call', runId, seq: i + 1, message: { kind: 'call', capability: 'math', function: 'add' } }))`],
+    ['more calls than maxCapabilityCalls', `(runId) => Array.from({ length: 1001 }, (_, i) => ({ kind: 'call', runId, seq: i + 1, capability: 'math', function: 'add' }))`],
   ])('is stopped for %s: the run ends with SANDBOX_CRASHED, cause protocol', async (name, forge) => {
     let ready!: () => void;
     const started = new Promise<void>((resolve) => (ready = resolve));

@@ -85,7 +85,7 @@ async function run({ runId, run: prepared, session: sessionId }: Extract<ToChild
   const routes: RunRoutes = {
     calls: (seq, message, _signal, deliver) => {
       calls.set(seq, deliver);
-      send({ kind: 'call', runId, seq, message });
+      send({ kind: 'call', runId, seq, capability: message.capability, function: message.function, params: message.params });
     },
     signal: controller.signal,
     onLog: (entry) => send({ kind: 'log', runId, entry }),

@@ -85,12 +85,10 @@ export class ChildGuard<R extends GuardedRun> {
 }
 
 function checkCall<R extends GuardedRun>(raw: Record<string, unknown>, run: R): Checked<R> {
-  const message = raw.message;
-  if (!isId(raw.seq) || !isRecord(message) || typeof message.capability !== 'string' || typeof message.function !== 'string') {
-    return breach('a malformed message');
-  }
+  const { seq, capability, function: fn } = raw;
+  if (!isId(seq) || typeof capability !== 'string' || typeof fn !== 'string') return breach('a malformed message');
   if (++run.calls > run.limits.maxCapabilityCalls) return breach('more calls than maxCapabilityCalls');
-  return { kind: 'call', run, seq: raw.seq, message: { kind: 'call', capability: message.capability, function: message.function, params: message.params } };
+  return { kind: 'call', run, seq, message: { kind: 'call', capability, function: fn, params: raw.params } };
 }
 
 function checkLog<R extends GuardedRun>(raw: Record<string, unknown>, run: R): Checked<R> {
