@@ -13,6 +13,11 @@ const READYING = '\0readying';
 const MAX_QUEUED_PER_OWNER = 32;
 /** Longest a worker may take to start and take in a job's declarations before the job fails. */
 const READY_MS = 60_000;
+/**
+ * How long after a job a cold slot waits before a worker is readied in it: a one-shot process (a CLI run) is gone by
+ * then, and does not load TypeScript a second time beside the script it runs.
+ */
+const READY_ANOTHER_MS = 1_000;
 
 /** One script waiting to be checked, with whom it is for and what it may cost. */
 export interface PendingCheck {
@@ -185,12 +190,14 @@ export class CheckPool {
   }
 
   /**
-   * Readies a worker in a slot that has none, for `batch`'s declarations, once nothing waits: a second owner's check
-   * then finds a warm worker rather than waiting for TypeScript to load.
+   * Readies a worker in a slot that has none, for `batch`'s declarations, {@link READY_ANOTHER_MS} after the job when
+   * nothing waits: a second owner's check then finds a warm worker rather than waiting for TypeScript to load.
    */
   #readyAnother(batch: Batch): void {
-    const cold = this.#slots.find((slot) => !slot.worker && !slot.batch);
-    if (cold && this.#queues.size === 0) this.#start(cold, { ...batch, job: ++this.#jobs, owner: READYING, items: [] }, true);
+    setTimeout(() => {
+      const cold = this.#slots.find((slot) => !slot.worker && !slot.batch);
+      if (cold && this.#queues.size === 0) this.#start(cold, { ...batch, job: ++this.#jobs, owner: READYING, items: [] }, true);
+    }, READY_ANOTHER_MS).unref();
   }
 
   /**
