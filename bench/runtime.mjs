@@ -4,8 +4,8 @@
 // Columns: agent-spaces through the SDK in-process (createSpace with isolation 'in-process', bridge validation, events,
 // audit log; typecheck off, as UTCP has none), the same without the audit log (one durable write per call, which UTCP
 // does not make), the SDK with its default isolation (each run in a sandbox process, calls over IPC), the same with
-// the host's warm processes off (`warmSandboxProcesses({ spare: 0 })`: each space forks its own, as before issue 32),
-// the bare @agent-spaces/runtime Sandbox with a minimal host port, and UTCP code mode. Beside them, the floors of process
+// the host's warm processes off ('no warm spare': `warmSandboxProcesses({ spare: 0 })`, each space forks its own, as
+// before issue 32), the bare @agent-spaces/runtime Sandbox with a minimal host port, and UTCP code mode. Beside them, the floors of process
 // isolation: a bare IPC echo (Node's child_process IPC with 'advanced' serialization, as the sandbox processes use,
 // each round trip a call's message out and its outcome back) and a bare fork of a node process until its first message.
 // The first table is issue 32's: SDK in-process, SDK process and UTCP, with the goals.
@@ -270,7 +270,7 @@ const SYSTEMS = {
   'agent-spaces': agentSpaces,
   'SDK, no audit': (rootDir) => agentSpaces(rootDir, false),
   'SDK, process': (rootDir) => agentSpaces(rootDir, true, 'process'),
-  'process, spare 0': (rootDir) => agentSpaces(rootDir, true, 'process', false),
+  'no warm spare': (rootDir) => agentSpaces(rootDir, true, 'process', false),
   'runtime only': sandbox,
   '@utcp/code-mode': utcp,
   'IPC floor': floors,

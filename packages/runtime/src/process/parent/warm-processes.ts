@@ -34,8 +34,8 @@ class WarmProcesses implements ChildHolder {
   readonly #idle: SupervisedChild[] = [];
   /** Processes starting (forked, or recycled and not yet answering). */
   readonly #starting = new Set<SupervisedChild>();
-  /** Forks of {@link #fill} waiting for the child's entry. */
-  #forking = 0;
+  /** Forks of {@link #fill} waiting for the child's entry (a claim takes the oldest rather than forking one more). */
+  readonly #forking: Promise<SupervisedChild>[] = [];
   /** Processes that died before they started, since one last did. */
   #failedStarts = 0;
   #warmUp: Promise<PreparedRun> | undefined;
@@ -60,15 +60,15 @@ class WarmProcesses implements ChildHolder {
   }
 
   /**
-   * A process for a sandbox (the caller adopts it): a ready one (one that never ran agent code first), else one
-   * starting, else a new one. `fresh`: only a process that never ran agent code (for sessions). `undefined` when the
+   * A process for a sandbox (the caller adopts it): a ready or starting one ({@link #take}), else one being forked for
+   * the pool, else a new one. `fresh`: only a process that never ran agent code (for sessions). `undefined` when the
    * pool is off.
    */
   claim(fresh: boolean): SupervisedChild | Promise<SupervisedChild> | undefined {
     if (this.#spare === 0) return undefined;
     const claimed = this.#take([...this.#idle, ...this.#starting], fresh);
     queueMicrotask(() => this.#fill());
-    return claimed ?? this.#fork();
+    return claimed ?? this.#forking.shift() ?? this.#fork();
   }
 
   /**
@@ -121,16 +121,26 @@ class WarmProcesses implements ChildHolder {
   }
 
   #fill(): void {
-    for (let missing = this.#spare - this.#idle.length - this.#starting.size - this.#forking; missing > 0; missing--) {
-      this.#forking++;
-      this.#fork().then(
+    for (let missing = this.#spare - this.#idle.length - this.#starting.size - this.#forking.length; missing > 0; missing--) {
+      const fork = this.#fork();
+      this.#forking.push(fork);
+      fork.then(
         (child) => {
-          this.#forking--;
-          this.#starting.add(child);
+          // Unless a claim took it meanwhile; stopped if the pool was turned off meanwhile.
+          if (!this.#forgetFork(fork)) return;
+          if (this.on) this.#starting.add(child);
+          else child.kill(RETIRED);
         },
-        () => this.#forking--,
+        () => this.#forgetFork(fork),
       );
     }
+  }
+
+  /** Takes `fork` off the forks waiting; false when a claim took it first. */
+  #forgetFork(fork: Promise<SupervisedChild>): boolean {
+    const index = this.#forking.indexOf(fork);
+    if (index >= 0) this.#forking.splice(index, 1);
+    return index >= 0;
   }
 
   async #fork(): Promise<SupervisedChild> {
