@@ -160,6 +160,7 @@ function hostOptions(flags: Flags, config: ServedConfig, log: ServerLog): CodeMo
     assignments: config.assignments,
     ...(model ? { model } : {}),
     ...(settings.agentsDir ? { agentsDir: settings.agentsDir } : {}),
+    ...(settings.tools ? { tools: settings.tools } : {}),
     ...(flags.conformanceFixtures ? { conformanceFixtures: true } : {}),
   };
   const maxSessions = flags.maxSessions ?? settings.maxSessions;

@@ -1,4 +1,4 @@
-import { AgentSpacesError, type ObjectSchema } from '@agent-spaces/capabilities';
+import { AgentSpacesError, closestNames, type ObjectSchema } from '@agent-spaces/capabilities';
 import { parseModel, type ModelSettings, type ToolPermission } from '@agent-spaces/sdk';
 import { isSecureUrl } from './auth/discovery.js';
 import { findSchemaProblems } from '@agent-spaces/compiler/file-schemas';
@@ -138,6 +138,11 @@ export interface ServerSettings {
   auth?: AuthSettings;
   /** Folder of agent files (docs/agents.md, "Agent files"), relative to the project; default `agent-files`. */
   agentsDir?: string;
+  /**
+   * The groups of built-in tools `mcp serve` lists (default: every group); `code` is always listed. A hidden tool's
+   * call is refused as unknown (docs/mcp-server.md, "Tool groups").
+   */
+  tools?: ToolGroup[];
   /** Who may assign action servers to agents (seed 003, docs/openapi.md "Agent configs"); default: nobody. */
   assignment?: AssignmentSettings;
   /** The A2A server of seed 000's Autonomous mode on `--port` (docs/agents.md, "Agent modes"); off by default. */
@@ -219,6 +224,42 @@ export const AGENT_TOOL_NAMES: readonly string[] = ['invoke_agent', 'send_messag
 /** Names of the action-server assignment tools (seed 003), listed by `mcp serve`; user-defined tools may not take them either. */
 const ASSIGNMENT_TOOL_NAMES: readonly string[] = ['get_action_servers', 'assign_action_server', 'remove_action_server'];
 
+/**
+ * The groups of built-in tools a server lists (`server.tools`), each with its tools. `code` is always listed; the
+ * spaces' own tools, direct tools and the conformance fixtures are not in a group (their config lists them).
+ */
+export const TOOL_GROUPS = {
+  code: ['execute', 'search_capabilities', 'describe_capabilities'],
+  sessions: ['create_session', 'send_code', 'get_session_info', 'list_sessions', 'get_session_history', 'close_session'],
+  spaces: ['list_spaces', 'get_space'],
+  inject: ['inject'],
+  skills: ['save_skill', 'list_skills', 'delete_skill'],
+  agents: ['list_agents', ...AGENT_TOOL_NAMES],
+  assignments: ASSIGNMENT_TOOL_NAMES,
+} as const satisfies Record<string, readonly string[]>;
+
+/** One group of built-in tools (`server.tools`). */
+export type ToolGroup = keyof typeof TOOL_GROUPS;
+
+/** True unless `name` is a built-in tool of a group that `groups` leaves out (undefined `groups`: every group). */
+export function isToolListed(name: string, groups: readonly ToolGroup[] | undefined): boolean {
+  if (groups === undefined) return true;
+  const group = (Object.keys(TOOL_GROUPS) as ToolGroup[]).find((g) => (TOOL_GROUPS[g] as readonly string[]).includes(name));
+  return group === undefined || group === 'code' || groups.includes(group);
+}
+
+/** `server.tools`: each entry a known group, else `CONFIG_INVALID` with the closest group as a "did you mean". */
+function checkToolGroups(check: Checker, server: unknown): void {
+  const groups = (server as { tools?: unknown } | undefined)?.tools;
+  if (!Array.isArray(groups)) return;
+  const known = Object.keys(TOOL_GROUPS);
+  groups.forEach((group, i) => {
+    if (typeof group !== 'string' || known.includes(group)) return;
+    const closest = closestNames(group, known, 1)[0];
+    check.fail(`server.tools[${i}]`, `"${group.slice(0, 60)}" is not a tool group — ${closest ? `did you mean "${closest}"?` : `groups: ${known.join(', ')}`}`);
+  });
+}
+
 /** Name of the MCP prompt offering a space's compiled prompt. */
 export function spacePromptName(spaceId: string): string {
   return `inject-${spaceId}`;
@@ -234,6 +275,8 @@ export function parseServerConfig(value: unknown, file: string): ServerConfig {
   const check = new Checker(file);
   const root = check.object(value, 'default');
   const part = Object.fromEntries(['server', 'spaces', 'model'].filter((key) => root[key] !== undefined).map((key) => [key, root[key]]));
+  // Before the schema, whose enum message has no "did you mean".
+  checkToolGroups(check, root.server);
   const [problem] = findSchemaProblems('config', part);
   if (problem) throw new AgentSpacesError('CONFIG_INVALID', `${file}: ${problem.message}`, { file, key: problem.path || 'default' });
   const server = root.server === undefined ? {} : parseSettings(check, root.server as ServerSettings);

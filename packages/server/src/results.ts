@@ -39,6 +39,7 @@ export interface CallSummary {
   type: 'capability_call';
   capability: string;
   function: string;
+  /** The call's params, or {@link CutParams} when their JSON is longer than {@link EVENT_PARAMS_BUDGET}. */
   params: unknown;
   ok: boolean | null;
   duration_ms?: number;
@@ -86,12 +87,44 @@ export function formatLog(log: Pick<RunLog, 'level' | 'message'>): string {
   return log.level === 'log' ? log.message : `[${log.level}] ${log.message}`;
 }
 
-/** Merges each `capabilityCall` with its `capabilityResult`; logs and run start/end are reported elsewhere. */
+/**
+ * Most characters of one event's params, as JSON, in what the model reads of a run: a document a script copies between
+ * tools is not read back in its events. The audit log and the SDK's run result keep the params whole.
+ */
+export const EVENT_PARAMS_BUDGET = 200;
+
+/** What stands in for params whose JSON is longer than {@link EVENT_PARAMS_BUDGET}: its start and how much was left out. */
+export interface CutParams {
+  truncated: true;
+  /** The first characters of the params' JSON. */
+  start: string;
+  /** Characters of the JSON left out. */
+  omittedChars: number;
+}
+
+/** `params` as they are when their JSON fits {@link EVENT_PARAMS_BUDGET}, else {@link CutParams} whose JSON fits it. */
+export function fitEventParams(params: unknown): unknown {
+  const json = jsonText(params ?? null);
+  if (json.length <= EVENT_PARAMS_BUDGET) return params;
+  // The marker's own JSON (keys, escaped quotes of the start) takes part of the budget.
+  let length = EVENT_PARAMS_BUDGET - 60;
+  let cut: CutParams;
+  do {
+    cut = { truncated: true, start: json.slice(0, length), omittedChars: json.length - length };
+    length -= 10;
+  } while (JSON.stringify(cut).length > EVENT_PARAMS_BUDGET && length > 0);
+  return cut;
+}
+
+/**
+ * Merges each `capabilityCall` with its `capabilityResult`, its params within {@link EVENT_PARAMS_BUDGET}; logs and
+ * run start/end are reported elsewhere.
+ */
 export function summarizeEvents(events: readonly RunEvent[]): CallSummary[] {
   const calls = new Map<string, CallSummary>();
   for (const event of events) {
     if (event.type === 'capabilityCall') {
-      calls.set(event.callId, { type: 'capability_call', capability: event.capability, function: event.function, params: event.params, ok: null });
+      calls.set(event.callId, { type: 'capability_call', capability: event.capability, function: event.function, params: fitEventParams(event.params), ok: null });
     } else if (event.type === 'capabilityResult') {
       const call = calls.get(event.callId);
       if (!call) continue;

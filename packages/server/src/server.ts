@@ -15,7 +15,7 @@ import type { Server as ModernServer } from '@modelcontextprotocol/server';
 import { DEFAULT_AGENTS_DIR, confinedPath, mergeAgentSpaces, scanAgentFiles, watchAgentFiles, type AgentFileScan } from './agent-files.js';
 import { ArgumentsValidator } from './args.js';
 import type { ModelSettings } from '@agent-spaces/sdk';
-import { isPromptTool, parseServerConfig, type HeadlessMode, type SpaceDefinition } from './config.js';
+import { isPromptTool, isToolListed, parseServerConfig, type HeadlessMode, type SpaceDefinition, type ToolGroup } from './config.js';
 import { Connection, type HostState } from './connection.js';
 import { builtCatalogEntries, type CatalogOptions } from './catalog.js';
 import { conformanceTools, installConformanceFixtures } from './conformance.js';
@@ -91,6 +91,11 @@ export interface CodeModeServerOptions {
    * and tasks are kept there (replicas share them); with Redis, the rate limits are counted there. Default: embedded.
    */
   engines?: SharedEngines;
+  /**
+   * The groups of built-in tools listed (config `server.tools`; default: all): `code` is always listed, a hidden tool's
+   * call is refused as unknown (docs/mcp-server.md, "Tool groups"). Throws `CONFIG_INVALID` for an unknown group.
+   */
+  tools?: ToolGroup[];
   /** Seed 003's agent configs: with it, the server lists the assignment tools (`get_action_servers`, …; docs/openapi.md). */
   assignments?: ActionServerAssignments;
   /**
@@ -173,7 +178,10 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
   const spaceOptions = options.space ?? {};
   const calls: CallSettings = { log, progressIntervalMs: progressIntervalMs(options.progressIntervalSeconds, where) };
   const fixtures = options.conformanceFixtures === true;
-  let specs = toolSpecs(spaces, state.baseDir, options.assignments, fixtures, spaceOptions);
+  // Checked as the config's `server.tools` is.
+  const groups = parseServerConfig({ server: { tools: options.tools } }, where).server.tools;
+  const listed = { assignments: options.assignments, fixtures, groups };
+  let specs = toolSpecs(spaces, state.baseDir, listed, spaceOptions);
   const info = options.serverInfo ?? serverInfo(spaces);
   const instructions = serverInstructions(spaces, spaceOptions);
   const surface: ServedSurface = { state, info, instructions, calls, specs: () => specs, conformanceFixtures: fixtures };
@@ -212,7 +220,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
       const nextConfig = next.spaces ? checkSpaces(next.spaces, 'reloaded spaces') : configSpaces;
       const nextSpaces = serveAgentFiles(state, nextConfig);
       configSpaces = nextConfig;
-      const nextSpecs = toolSpecs(nextSpaces, state.baseDir, options.assignments, fixtures, { ...spaceOptions, ...next.space });
+      const nextSpecs = toolSpecs(nextSpaces, state.baseDir, listed, { ...spaceOptions, ...next.space });
       const toolsChanged = JSON.stringify(nextSpecs.map(toolListing)) !== JSON.stringify(specs.map(toolListing));
       const promptsChanged = JSON.stringify(listPrompts(nextSpaces)) !== JSON.stringify(listPrompts(state.spaces));
       state.spaces = nextSpaces;
@@ -429,20 +437,27 @@ function checkSpaces(spaces: readonly SpaceDefinition[], where: string): SpaceDe
   return parsed;
 }
 
+/** Which tools beside the spaces' own a server lists. */
+interface ListedTools {
+  /** Seed 003's agent configs: with them, the assignment tools. */
+  assignments: ActionServerAssignments | undefined;
+  /** The conformance suite's fixtures. */
+  fixtures: boolean;
+  /** The groups of built-in tools listed (`server.tools`; undefined: all). */
+  groups: readonly ToolGroup[] | undefined;
+}
+
 /**
- * The server's tools: the code-mode tools (with the assignment tools when given), then every space's user-defined tools,
- * then the conformance suite's fixtures when asked for, then the direct tools of the spaces' `directTools`, read from
- * the build in `built`.
+ * The server's tools: the built-in tools of the groups `listed` names (with the assignment tools when given), then
+ * every space's user-defined tools, then the conformance suite's fixtures when asked for, then the direct tools of the
+ * spaces' `directTools`, read from the build in `built`.
  */
-function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string, assignments: ActionServerAssignments | undefined, fixtures: boolean, built: CatalogOptions): ToolSpec[] {
+function toolSpecs(spaces: readonly SpaceDefinition[], baseDir: string, listed: ListedTools, built: CatalogOptions): ToolSpec[] {
   const ids = spaces.map((s) => s.id);
+  const { assignments, fixtures, groups } = listed;
+  const builtIn = [...codeTools(ids), ...sessionTools(ids), ...spaceTools(ids), ...agentTools(ids), ...skillTools(), ...(assignments ? assignmentTools(assignments) : [])];
   const specs = [
-    ...codeTools(ids),
-    ...sessionTools(ids),
-    ...spaceTools(ids),
-    ...agentTools(ids),
-    ...skillTools(),
-    ...(assignments ? assignmentTools(assignments) : []),
+    ...builtIn.filter((spec) => isToolListed(spec.name, groups)),
     ...spaces.flatMap((space) => (space.tools ?? []).map((tool) => (isPromptTool(tool) ? promptToolSpec(space, tool) : userToolSpec(space, tool, baseDir)))),
     ...(fixtures ? conformanceTools() : []),
   ];

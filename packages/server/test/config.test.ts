@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentSpacesError } from '@agent-spaces/capabilities';
 import { fileSchema } from '@agent-spaces/compiler/file-schemas';
 import { TOOL_PERMISSIONS } from '@agent-spaces/sdk';
-import { parseServerConfig, type ServerSettings, type SpaceDefinition } from '../src/config.js';
+import { parseServerConfig, TOOL_GROUPS, type ServerSettings, type SpaceDefinition } from '../src/config.js';
 
 const FILE = 'agent-spaces.config.json';
 
@@ -90,6 +90,7 @@ describe('config.schema.json agrees with the server types', () => {
     timeoutSeconds: 1, maxSessions: 1, maxSessionsPerClient: 1, maxSessionProcesses: 1, disconnectGraceSeconds: 1, clientIdleSeconds: 1,
     unusedClientSeconds: 1, maxUnusedClientsPerAddress: 1, maxUnusedClients: 1, requestTimeoutSeconds: 1, headlessMode: 1, host: 1, port: 1,
     allowedHosts: 1, allowedOrigins: 1, rateLimit: 1, databaseUrl: 1, redisUrl: 1, advertiseUrl: 1, auth: 1, agentsDir: 1, assignment: 1, a2a: 1,
+    tools: 1,
   } satisfies Record<keyof ServerSettings, 1>;
   const spaceKeys = {
     id: 1, name: 1, description: 1, version: 1, systemPrompt: 1, skills: 1, capabilities: 1, tools: 1, prompts: 1, model: 1, toolPermission: 1, instructions: 1, directTools: 1, privacy: 1,
@@ -98,6 +99,8 @@ describe('config.schema.json agrees with the server types', () => {
   it('has a property for every ServerSettings and SpaceDefinition key, and no other', () => {
     expect(Object.keys(definitions.server!.properties!).sort()).toEqual(Object.keys(serverKeys).sort());
     expect(Object.keys(definitions.agentSpace!.properties!).sort()).toEqual(['$schema', ...Object.keys(spaceKeys)].sort());
+    const groups = (definitions.server!.properties as Record<string, { items?: { enum?: string[] } }>).tools!.items!.enum;
+    expect(groups).toEqual(Object.keys(TOOL_GROUPS));
     expect(definitions.server!.additionalProperties).toBe(false);
   });
 
