@@ -2,6 +2,7 @@ export {
   BUILTIN_TOOL_NAMES,
   parseServerConfig,
   spacePromptName,
+  TOOL_GROUPS,
   type HeadlessMode,
   type PromptArgumentDefinition,
   type PromptTemplate,
@@ -11,6 +12,7 @@ export {
   type ServerSettings,
   type SkillDefinition,
   type SpaceDefinition,
+  type ToolGroup,
   type UserTool,
 } from './config.js';
 export { SERVER_VERSION, createCodeModeHost, createCodeModeServer, type CodeModeHost, type CodeModeServerOptions, type ReloadOptions, type ServerStats } from './server.js';
