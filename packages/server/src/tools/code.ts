@@ -17,9 +17,8 @@ export function codeTools(spaceIds: readonly string[]): ToolSpec[] {
       annotations: RUNS,
       outputSchema: outputOf(RUN_OUTPUT),
       description:
-        'Run a TypeScript ES module in the sandbox against the space\'s typed capabilities (import them from "@capabilities/<id>"). ' +
-        '`export default` (or a top-level `return`) is the result. Returns { result, logs, events, metadata: { duration_ms, capability_calls } }; ' +
-        'type errors come back as a TYPE_ERROR with diagnostics. Use search_capabilities to find functions.',
+        'Run a TypeScript module in the sandbox; import the typed capabilities from "@capabilities/<id>" (find them with search_capabilities). ' +
+        '`export default` or a top-level `return` is the result. Returns { result, logs, events, metadata }; a type error is a TYPE_ERROR with diagnostics.',
       inputSchema: {
         type: 'object',
         properties: { code: { type: 'string', description: 'TypeScript module source' }, ...spaceId },
@@ -42,14 +41,14 @@ export function codeTools(spaceIds: readonly string[]): ToolSpec[] {
       title: 'Search capabilities',
       annotations: READS,
       description:
-        'Find capability functions by what they do. Returns only the matching functions, grouped by the module to import: ' +
-        'detail "names", "signatures" (default: one line each with its summary) or "full" (doc comment and the types used).',
+        'Find capability functions by what they do, grouped by the module to import. detail: "names", "signatures" (default: one line each ' +
+        'with its summary) or "full" (doc comment and the types used).',
       inputSchema: {
         type: 'object',
         properties: {
-          query: { type: 'string', minLength: 1, description: 'Words describing the function (e.g. "send message channel")' },
-          detail: { type: 'string', enum: [...SEARCH_DETAILS], description: 'How much to show per function (default "signatures")' },
-          limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Most functions to show (default 5)' },
+          query: { type: 'string', minLength: 1, description: 'What the function does, e.g. "send message channel"' },
+          detail: { type: 'string', enum: [...SEARCH_DETAILS] },
+          limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Most functions (default 5)' },
           ...spaceId,
         },
         required: ['query'],
@@ -66,10 +65,10 @@ export function codeTools(spaceIds: readonly string[]): ToolSpec[] {
       title: 'Describe capabilities',
       annotations: READS,
       description:
-        'The full TypeScript declarations (.d.ts) of one capability module (by id, "@capabilities/<id>" or export name) or, without `capability`, of every module of the space.',
+        'The TypeScript declarations (.d.ts) of one capability module or, without `capability`, of every module of the space.',
       inputSchema: {
         type: 'object',
-        properties: { capability: { type: 'string', minLength: 1, description: 'Capability id, module or export name' }, ...spaceId },
+        properties: { capability: { type: 'string', minLength: 1, description: 'Its id, "@capabilities/<id>" or export name' }, ...spaceId },
         additionalProperties: false,
       },
       async handler(args, { connection }) {

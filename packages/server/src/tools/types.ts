@@ -41,7 +41,7 @@ export interface ToolSpec {
 /** The optional `spaceId` argument, described with the server's space ids. */
 export function spaceIdProperty(spaceIds: readonly string[]): Record<string, JsonSchema> {
   return {
-    spaceId: { type: 'string', description: `Space to use (default "${spaceIds[0]}"; spaces: ${spaceIds.join(', ')})` },
+    spaceId: { type: 'string', description: spaceIds.length === 1 ? `Default "${spaceIds[0]}"` : `Default "${spaceIds[0]}"; spaces: ${spaceIds.join(', ')}` },
   };
 }
 
