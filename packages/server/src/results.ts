@@ -91,10 +91,10 @@ export function formatLog(log: Pick<RunLog, 'level' | 'message'>): string {
  * Most characters of one event's params, as JSON, in what the model reads of a run: a document a script copies between
  * tools is not read back in its events. The audit log and the SDK's run result keep the params whole.
  */
-export const EVENT_PARAMS_BUDGET = 200;
+const EVENT_PARAMS_BUDGET = 200;
 
 /** What stands in for params whose JSON is longer than {@link EVENT_PARAMS_BUDGET}: its start and how much was left out. */
-export interface CutParams {
+interface CutParams {
   truncated: true;
   /** The first characters of the params' JSON. */
   start: string;
@@ -103,7 +103,7 @@ export interface CutParams {
 }
 
 /** `params` as they are when their JSON fits {@link EVENT_PARAMS_BUDGET}, else {@link CutParams} whose JSON fits it. */
-export function fitEventParams(params: unknown): unknown {
+function fitEventParams(params: unknown): unknown {
   const json = jsonText(params ?? null);
   if (json.length <= EVENT_PARAMS_BUDGET) return params;
   // The marker's own JSON (keys, escaped quotes of the start) takes part of the budget.
