@@ -65,6 +65,8 @@ export class CheckPool {
   /** Waiting checks by owner; the map's order is the rotation (an owner served goes to the back). */
   readonly #queues = new Map<string, PendingCheck[]>();
   #jobs = 0;
+  // The declarations of the latest job, for the one worker readied after it ({@link #readyAnother}): one timer at a time.
+  #readyFor: Batch | undefined;
 
   constructor(memoryMb: number, workers: number) {
     this.#memoryMb = memoryMb;
@@ -194,9 +196,14 @@ export class CheckPool {
    * nothing waits: a second owner's check then finds a warm worker rather than waiting for TypeScript to load.
    */
   #readyAnother(batch: Batch): void {
+    const pending = this.#readyFor !== undefined;
+    this.#readyFor = batch;
+    if (pending) return;
     setTimeout(() => {
+      const latest = this.#readyFor!;
+      this.#readyFor = undefined;
       const cold = this.#slots.find((slot) => !slot.worker && !slot.batch);
-      if (cold && this.#queues.size === 0) this.#start(cold, { ...batch, job: ++this.#jobs, owner: READYING, items: [] }, true);
+      if (cold && this.#queues.size === 0) this.#start(cold, { ...latest, job: ++this.#jobs, owner: READYING, items: [] }, true);
     }, READY_ANOTHER_MS).unref();
   }
 
