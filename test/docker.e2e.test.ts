@@ -3,7 +3,6 @@
 // the health check's command gets 200 from a real `mcp serve` at the path it asks, and compose runs what the image does.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { parse } from 'yaml';
 import { commands } from '../packages/cli/src/commands/index.js';
 import { CLI_BIN } from './fixtures/cli.js';
 import { makeProject } from './fixtures/project.js';
+import { freePort } from './services/postgres.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -34,15 +34,6 @@ function instructions(): Instruction[] {
 
 /** The exec form (`["node", "-e", …]`) of an instruction's arguments. */
 const execForm = (args: string): string[] => JSON.parse(args.replace(/^.*?(?=\[)/, '')) as string[];
-
-/** A TCP port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 /** Runs the health check's command with the port it probes replaced by `port`; resolves with its exit code. */
 function probe(command: string[], port: number): Promise<number> {

@@ -1,18 +1,10 @@
 // The committed bin shim as `node agent-spaces.js …` starts it (a Dockerfile's CMD, a supervisor, `node
 // node_modules/.bin/agent-spaces`): it re-runs the CLI with --no-node-snapshot, and that CLI must never outlive it.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CLI_BIN, runCli } from '../../../test/fixtures/cli.js';
 import { makeProject } from '../../../test/fixtures/project.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
+import { freePort } from '../../../test/services/postgres.js';
 
 const answers = (port: number) =>
   fetch(`http://127.0.0.1:${port}/health`).then(

@@ -1,12 +1,12 @@
 // Starting a project with the `agent-spaces` command as a user does, in a temp folder outside the repository (its
 // node_modules links to the repository's, as an install would provide the packages): init, build, run, doctor, watch.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_BIN, runCli, runCliInTerminal } from '../../../test/fixtures/cli.js';
+import { runCli, runCliInTerminal } from '../../../test/fixtures/cli.js';
 import { makeProject } from '../../../test/fixtures/project.js';
+import { startWatch, type WatchProcess } from './support/watch.js';
 
 /** A fresh empty folder (test/fixtures/project.ts removes it). */
 async function emptyApp(): Promise<string> {
@@ -140,41 +140,9 @@ describe('agent-spaces doctor', () => {
   });
 });
 
-/** `agent-spaces capabilities build --watch [...flags]` in `cwd`, started with the flag the bin needs (no re-exec to outlive). */
-function startWatch(cwd: string, flags: string[] = []): { child: ChildProcess; nextLine(match: RegExp): Promise<string>; stop(): Promise<number | null> } {
-  const child = spawn(process.execPath, ['--no-node-snapshot', CLI_BIN, 'capabilities', 'build', '--watch', ...flags], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let text = '';
-  let seen = 0;
-  const waiters: (() => void)[] = [];
-  child.stderr!.on('data', (chunk: Buffer) => {
-    text += chunk.toString();
-    for (const wake of waiters.splice(0)) wake();
-  });
-  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  return {
-    child,
-    // The first line after the ones already returned that matches; fails with the output so far when the command exits.
-    async nextLine(match) {
-      for (;;) {
-        const lines = text.split('\n');
-        const index = lines.findIndex((line, i) => i >= seen && i < lines.length - 1 && match.test(line));
-        if (index >= 0) {
-          seen = index + 1;
-          return lines[index]!;
-        }
-        if (child.exitCode !== null) throw new Error(`watch exited ${child.exitCode}:\n${text}`);
-        await Promise.race([new Promise<void>((wake) => waiters.push(wake)), exited]);
-      }
-    },
-    async stop() {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
 
 describe('agent-spaces capabilities build --watch', () => {
-  let watcher: ReturnType<typeof startWatch> | undefined;
+  let watcher: WatchProcess | undefined;
   afterEach(async () => {
     if (watcher && watcher.child.exitCode === null) await watcher.stop();
   });
