@@ -3,16 +3,14 @@
 // validation. Over the real code-mode host with official SDK clients, and over a spawned `mcp serve --stdio`.
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '@agent-spaces/capabilities';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { PRINCIPAL_KEY } from '../src/connection.js';
 import { createCodeModeHost, type CodeModeHost, type CodeModeServerOptions } from '../src/server.js';
 import { callTool, newClient, type ElicitAnswer } from './support/client.js';
-import { tsNodeArgs } from './support/child.js';
+import { stdioServe } from './support/serve.js';
 import { createProject, type TestProject } from './support/project.js';
 
 const DETAILS_CODE = "import { trainSchedule } from '@capabilities/trains';\nreturn await trainSchedule.getTrainDetails({ trainId: 'IC 7' });";
@@ -209,8 +207,7 @@ describe('direct tools in the config', () => {
   it('serves them from the config file over a spawned `mcp serve --stdio`', async () => {
     const config = { capabilities: ['capabilities/*.json'], spaces: [{ id: 'travel', name: 'Travel', directTools: ['greeter.greet'] }] };
     await writeFile(join(project.rootDir, 'agent-spaces.config.json'), JSON.stringify(config));
-    const entry = fileURLToPath(new URL('./support/serve-entry.ts', import.meta.url));
-    const transport = new StdioClientTransport({ command: process.execPath, args: [...tsNodeArgs(entry), JSON.stringify({ stdio: true })], cwd: project.rootDir, stderr: 'pipe' });
+    const transport = stdioServe(project.rootDir);
     const client = newClient();
     await client.connect(transport);
     try {

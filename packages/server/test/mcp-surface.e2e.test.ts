@@ -1,17 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, type CallToolResult, type LoggingMessageNotification, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { tsNodeArgs } from './support/child.js';
 import { newClient } from './support/client.js';
 import { createProject, type TestProject } from './support/project.js';
-import { HttpServe } from './support/serve.js';
+import { HttpServe, stdioServe } from './support/serve.js';
 
 // The MCP server surface a client sees of a real `mcp serve`, through the official SDK clients: tool titles and
 // annotations, output schemas with structuredContent (validated by the client), and log messages at each client's level.
@@ -230,8 +227,7 @@ describe('logging', () => {
 
 describe('stdio', () => {
   it('sends log messages at the level the client set over stdio too', async () => {
-    const entry = fileURLToPath(new URL('./support/serve-entry.ts', import.meta.url));
-    const transport = new StdioClientTransport({ command: process.execPath, args: [...tsNodeArgs(entry), JSON.stringify({ stdio: true })], cwd: project.rootDir, stderr: 'pipe' });
+    const transport = stdioServe(project.rootDir);
     const client = newClient();
     const messages: LogParams[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void messages.push(notification.params));

@@ -1,11 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, newClient } from './support/client.js';
-import { tsNodeArgs } from './support/child.js';
+import { stdioServe } from './support/serve.js';
 import { createProject, type TestProject } from './support/project.js';
 
 /**
@@ -19,8 +17,7 @@ let client: Client;
 
 beforeAll(async () => {
   project = await createProject({ 'agent-spaces.config.json': JSON.stringify({ capabilities: ['capabilities/*.json'] }) });
-  const entry = fileURLToPath(new URL('./support/serve-entry.ts', import.meta.url));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [...tsNodeArgs(entry), JSON.stringify({ stdio: true })], cwd: project.rootDir, stderr: 'pipe' });
+  const transport = stdioServe(project.rootDir);
   client = newClient();
   await client.connect(transport);
 }, 60_000);

@@ -3,13 +3,11 @@
 // with the official SDK client, and over a spawned `mcp serve --stdio` reading the config file.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parseServerConfig, TOOL_GROUPS, type ToolGroup } from '../src/config.js';
 import { createCodeModeHost, type CodeModeHost } from '../src/server.js';
 import { callTool, connectInMemory, newClient } from './support/client.js';
-import { tsNodeArgs } from './support/child.js';
+import { stdioServe } from './support/serve.js';
 import { createProject, type TestProject } from './support/project.js';
 
 const CODE_TOOLS = ['execute', 'search_capabilities', 'describe_capabilities'];
@@ -76,8 +74,7 @@ describe('server.tools', () => {
   it('reads server.tools from the config file of a spawned `mcp serve --stdio`', async () => {
     const config = { capabilities: ['capabilities/*.json'], server: { tools: ['code', 'skills'] }, spaces: [{ id: 'travel', name: 'Travel' }] };
     await writeFile(join(project.rootDir, 'agent-spaces.config.json'), JSON.stringify(config));
-    const entry = fileURLToPath(new URL('./support/serve-entry.ts', import.meta.url));
-    const transport = new StdioClientTransport({ command: process.execPath, args: [...tsNodeArgs(entry), JSON.stringify({ stdio: true })], cwd: project.rootDir, stderr: 'pipe' });
+    const transport = stdioServe(project.rootDir);
     const client = newClient();
     await client.connect(transport);
     try {

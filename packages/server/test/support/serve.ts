@@ -1,9 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { fileURLToPath } from 'node:url';
 import { vi } from 'vitest';
 import { tsNodeArgs } from './child.js';
 
 const ENTRY = fileURLToPath(new URL('./serve-entry.ts', import.meta.url));
+
+/** A client transport to `agent-spaces mcp serve --stdio` started as a real child process in `cwd` (stderr piped). */
+export function stdioServe(cwd: string): StdioClientTransport {
+  return new StdioClientTransport({ command: process.execPath, args: [...tsNodeArgs(ENTRY), JSON.stringify({ stdio: true })], cwd, stderr: 'pipe' });
+}
 
 /** `agent-spaces mcp serve --port 0` as a real child process in `cwd`, with everything it writes to stderr. */
 export class HttpServe {
