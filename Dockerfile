@@ -32,6 +32,6 @@ EXPOSE 8080
 # GET /health needs no token and no allowed Host (packages/server/src/http.ts); the slim image has no curl.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:8080/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# Build the mounted project, then serve it; exec so SIGTERM reaches the server. The bin re-runs node with
-# --no-node-snapshot, which isolated-vm needs.
+# Build the mounted project, then serve it; exec so SIGTERM reaches the server (its sandbox processes start with
+# the --no-node-snapshot isolated-vm needs by themselves).
 CMD ["sh", "-c", "agent-spaces capabilities build && exec agent-spaces mcp serve --port 8080 --host 0.0.0.0"]

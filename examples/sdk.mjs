@@ -1,5 +1,5 @@
 // Using a space from a Node app. Run from the repository root after `npm run demo` (which builds the capabilities):
-//   node --no-node-snapshot examples/sdk.mjs
+//   node examples/sdk.mjs
 import { createSpace } from '@agent-spaces/sdk';
 
 const space = await createSpace({ capabilities: ['train-schedule', 'notes'] });

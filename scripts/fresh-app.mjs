@@ -87,8 +87,8 @@ console.log(JSON.stringify(run.ok ? run.result : run.error));
 await space.close();
 `,
 );
-const sdk = step('createSpace() script', process.execPath, ['--no-node-snapshot', 'sdk.mjs']);
-expect('createSpace() script', sdk.stdout, '"Hello, sdk!"');
+const sdk = step('createSpace() script, plain node', process.execPath, ['sdk.mjs']);
+expect('createSpace() script, plain node', sdk.stdout, '"Hello, sdk!"');
 
 writeFileSync(
   join(app, 'mcp-client.mjs'),

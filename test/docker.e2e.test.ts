@@ -108,7 +108,7 @@ describe('its health check', () => {
     expect(await probe(command, port)).toBe(1);
 
     const project = await makeProject({ 'agent-spaces.config.json': { capabilities: [] } });
-    server = spawn(process.execPath, ['--no-node-snapshot', CLI_BIN, 'mcp', 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+    server = spawn(process.execPath, [CLI_BIN, 'mcp', 'serve', '--port', String(port), '--host', '127.0.0.1'], {
       cwd: project.dir,
       env: { ...process.env, AGENT_SPACES_MCP_TOKEN: 'docker-test-token' },
       stdio: 'ignore',

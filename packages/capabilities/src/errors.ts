@@ -121,7 +121,7 @@ export const ERROR_CODES = {
   },
   SANDBOX_UNAVAILABLE: {
     families: ['run'],
-    description: "The sandbox cannot start: isolated-vm's native module does not load (not installed, its build failed or was skipped, built for another Node); `data.cause` is the loader's first line, and `agent-spaces doctor` says how to fix it.",
+    description: "The sandbox cannot start: isolated-vm's native module does not load (not installed, its build failed or was skipped, built for another Node), or isolates were asked for in a process started without `--no-node-snapshot` (`isolation: 'in-process'`); `data.cause` says which, and `agent-spaces doctor` says how to fix a module that does not load.",
   },
   CAPABILITY_NOT_FOUND: {
     families: ['run'],

@@ -33,7 +33,7 @@ async function auditLines(): Promise<Array<Record<string, unknown>>> {
  * waits until the person is asked and `pendingLines` lines wait in the audit log, then kills the server with SIGKILL.
  */
 async function killWhileAsking(code: string, pendingLines: number): Promise<void> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--no-node-snapshot', CLI_BIN, 'mcp', 'serve', '--stdio'], cwd: project.dir, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_BIN, 'mcp', 'serve', '--stdio'], cwd: project.dir, stderr: 'pipe' });
   const client = new Client({ name: 'approval-kill-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
   let asked!: () => void;
   const askedOnce = new Promise<void>((resolve) => (asked = resolve));

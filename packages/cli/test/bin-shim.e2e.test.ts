@@ -1,6 +1,9 @@
-// The committed bin shim as `node agent-spaces.js …` starts it (a Dockerfile's CMD, a supervisor, `node
-// node_modules/.bin/agent-spaces`): it re-runs the CLI with --no-node-snapshot, and that CLI must never outlive it.
+// The committed bin shim as users and supervisors start it (`agent-spaces …` through its `#!/usr/bin/env node`, or
+// `node agent-spaces.js …` from a Dockerfile's CMD): one process, the CLI itself — no second node to re-run it with
+// --no-node-snapshot (its sandbox processes set that flag themselves) —, which a signal stops and whose exit code is
+// the command's.
 import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLI_BIN, runCli } from '../../../test/fixtures/cli.js';
 import { makeProject } from '../../../test/fixtures/project.js';
@@ -12,8 +15,24 @@ const answers = (port: number) =>
     () => false,
   );
 
-describe('the bin shim started without --no-node-snapshot', () => {
-  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)('passes %s on to the CLI it started: mcp serve stops with it', async (signal) => {
+/** The command lines of `pid`'s child processes, from /proc. */
+function childCommands(pid: number): string[][] {
+  const found: string[][] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === pid) found.push(readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+describe('the bin shim', () => {
+  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)('is the CLI itself, whose children are sandbox processes only; %s stops mcp serve', async (signal) => {
     const project = await makeProject({ 'agent-spaces.config.json': { capabilities: [] } });
     const port = await freePort();
     const shim = spawn(process.execPath, [CLI_BIN, 'mcp', 'serve', '--port', String(port), '--host', '127.0.0.1'], {
@@ -23,12 +42,21 @@ describe('the bin shim started without --no-node-snapshot', () => {
     });
     const exited = new Promise<number | null>((done) => shim.on('exit', (code) => done(code)));
     await expect.poll(() => answers(port), { timeout: 20_000, interval: 200 }).toBe(true);
+    // Its warm sandbox process is up: every node child is one, started with the flag; none runs the CLI again (the
+    // other children are esbuild's service).
+    const nodeChildren = () => childCommands(shim.pid!).filter((command) => command[0] === process.execPath);
+    await expect.poll(() => nodeChildren().length, { timeout: 10_000, interval: 100 }).toBeGreaterThan(0);
+    for (const command of nodeChildren()) {
+      expect(command).toContain('--no-node-snapshot');
+      expect(command.join(' ')).toContain('process-child');
+    }
+    expect(childCommands(shim.pid!).flat()).not.toContain(CLI_BIN);
     shim.kill(signal);
-    expect(await exited).not.toBeNull();
+    expect(await exited).toBe(0);
     await expect.poll(() => answers(port), { timeout: 10_000, interval: 200 }).toBe(false);
   }, 40_000);
 
-  it('exits with the CLI\'s exit code', async () => {
+  it("exits with the CLI's exit code", async () => {
     const project = await makeProject({});
     const plain = (args: string[]) =>
       new Promise<number | null>((done) => spawn(process.execPath, [CLI_BIN, ...args], { cwd: project.dir, stdio: 'ignore' }).on('exit', (code) => done(code)));

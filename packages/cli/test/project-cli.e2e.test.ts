@@ -92,7 +92,6 @@ describe('agent-spaces doctor', () => {
     const { checks } = JSON.parse(result.stdout) as { checks: { name: string; ok: boolean }[] };
     expect(checks.map((c) => [c.name, c.ok])).toEqual([
       ['node', true],
-      ['--no-node-snapshot', true],
       ['isolated-vm', true],
       ['config', true],
       ['build', true],
@@ -127,7 +126,7 @@ describe('agent-spaces doctor', () => {
     expect(result.stderr).toMatch(/✗ build +not built or changed since the last build: calc\.json\n +fix: run `agent-spaces capabilities build`/);
     expect(result.stderr).toMatch(/✗ mcpServers\.broken +.+\n +fix: check mcpServers\.broken \(command and args/);
     expect(result.stderr).toMatch(/✗ openapi\.todos +.+\n +fix: check openapi\.todos\.spec/);
-    expect(result.stderr).toContain('3 of 8 checks failed.');
+    expect(result.stderr).toContain('3 of 7 checks failed.');
   });
 
   it('reports a config that does not load, naming the file, with its fix', async () => {

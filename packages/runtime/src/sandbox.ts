@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AgentSpacesError, BRIDGE_MODULE, type HostPort, type LogLevel } from '@agent-spaces/capabilities';
 import { portSink } from './isolate/channel.js';
 import { IsolateRunner, type IsolateSession, type RunRoutes } from './isolate/runner.js';
+import { isolatedVm } from './isolate/isolated-vm.js';
 import { resolveLimits, type RunLimits } from './limits.js';
 import { failed, type RunOutcome } from './outcome.js';
 import type { RunHold } from './hold.js';
@@ -86,10 +87,14 @@ export class Sandbox implements AgentSandbox {
   readonly #limits: RunLimits;
   readonly #runner: IsolateRunner;
 
-  /** Throws `CONFIG_INVALID` for bad limits or modules. The isolate is prepared in the background right away. */
+  /**
+   * Throws `CONFIG_INVALID` for bad limits or modules, and `SANDBOX_UNAVAILABLE` when isolated-vm cannot run in this
+   * process (not loadable, or node started without `--no-node-snapshot`). The isolate is prepared in the background.
+   */
   constructor(options: SandboxOptions) {
     const modules = checkModules(options.modules);
     this.#limits = resolveLimits(options.limits);
+    isolatedVm();
     this.#runner = new IsolateRunner(this.#limits.memoryMb, modules);
     warmTranspiler();
   }

@@ -13,7 +13,7 @@ export { AgentRun, type AgentEvent, type AskOptions, type AskResult } from './ag
 export { spaceTool } from './agent/ask.js';
 export { DEFAULT_MAX_TURNS, agentLoop, toolFailure, type AgentLoopOptions, type AgentLoopResult, type AgentTool } from './agent/loop.js';
 export { TOOL_PERMISSIONS, headlessView, type HeadlessView, type ToolPermission } from './agent/permission.js';
-export type { SandboxStats } from '@agent-spaces/runtime';
+export { warmSandboxProcesses, type SandboxStats, type WarmProcessOptions } from '@agent-spaces/runtime';
 export {
   ApprovalService,
   FileApprovalStore,

@@ -25,7 +25,8 @@ export interface SpaceOptions {
    * Where agent code runs (docs/runtime.md, "Isolation modes"). `'process'` (default): in supervised sandbox
    * processes, so that a V8 fatal error, an abort or a hang costs only the runs of that process (they end with
    * `SANDBOX_CRASHED` or their limit) and the host goes on. `'in-process'`: in isolates of this process, about
-   * 3× cheaper per call, for code you trust not to crash V8.
+   * 3× cheaper per call, for code you trust not to crash V8; it needs node started with `--no-node-snapshot` (else
+   * `createSpace` throws `SANDBOX_UNAVAILABLE`), which `'process'` does not.
    */
   isolation?: 'process' | 'in-process';
   /** Sandbox processes of `isolation: 'process'`: how many at most, their RSS ceiling, how long an idle one stays. */

@@ -1,7 +1,7 @@
 import { unwatchFile, watchFile } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { configSpaceOptions } from '@agent-spaces/sdk';
+import { configSpaceOptions, warmSandboxProcesses } from '@agent-spaces/sdk';
 import { parseServerConfig, type HeadlessMode, type ServerConfig, type ServerSettings, type SpaceDefinition } from './config.js';
 import type { ClientLifecycle } from './http-clients.js';
 import { startHttpServer, type HttpServerHandle } from './http.js';
@@ -13,6 +13,9 @@ import { SharedEngines } from './replicas/engines.js';
 import { replicaRouting } from './replicas/route.js';
 import { ActionServerAssignments } from './assignments/service.js';
 import { agentModesEndpoint } from './modes/http.js';
+
+/** Signals that stop the server gracefully (sessions closed, logs flushed): a terminal's ^C, a supervisor, a hang-up. */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /** How often the config file is looked at for changes. */
 const CONFIG_POLL_MS = 500;
@@ -31,7 +34,7 @@ export const AUTH_TOKEN_ENV = 'AGENT_SPACES_MCP_TOKEN';
  * `agent-spaces mcp serve [--stdio | --port 8080 --host 127.0.0.1] [--timeout 3600] [--max-sessions N]
  * [--max-sessions-per-client N] [--auth-token T] [--headless deny|allow|wait] [--log-format text|json] [--config F]
  * [--out DIR] [--conformance-fixtures]`: serves the config's spaces (or one `default` space of every built capability) over stdio (the
- * default) or Streamable HTTP until stdin ends or SIGINT/SIGTERM. Everything it prints goes to stderr (stdout is the
+ * default) or Streamable HTTP until stdin ends or SIGINT/SIGTERM/SIGHUP. Everything it prints goes to stderr (stdout is the
  * stdio transport): with `--log-format json` only log lines, one JSON object each; with `text` (the default) human
  * messages and one text line per log event. Returns 0, or 2 for a bad option value.
  */
@@ -54,6 +57,8 @@ export async function serve(context: ServeContext): Promise<number> {
     return undefined;
   });
   if (traces) say(`exporting traces to ${traces.endpoint}`);
+  // A sandbox process is warm before the first client asks (it forks while the config loads).
+  warmSandboxProcesses();
   const load = await configLoader(values);
   const first = await load();
   const engines = await openEngines(flags, first.settings, say);
@@ -210,7 +215,7 @@ function watchConfig(file: string, load: () => Promise<ServedConfig>, serving: S
   };
 }
 
-/** Serves one client over stdio until it closes, stdin ends or SIGINT/SIGTERM; resolves to why it stopped. */
+/** Serves one client over stdio until it closes, stdin ends or a {@link STOP_SIGNALS} signal; resolves to why it stopped. */
 async function serveStdio({ codeHost, log, say, names }: Serving): Promise<string> {
   const server = codeHost.createServer();
   const closed = new Promise<void>((done) => {
@@ -359,14 +364,12 @@ function readFlags(values: ServeContext['values']): Flags {
   return flags;
 }
 
-/** Calls `handler` with the signal's name on the first SIGINT or SIGTERM. */
+/** Calls `handler` with the signal's name on the first of {@link STOP_SIGNALS}. */
 function onSignals(handler: (signal: NodeJS.Signals) => void): { dispose(): void } {
-  process.once('SIGINT', handler);
-  process.once('SIGTERM', handler);
+  for (const signal of STOP_SIGNALS) process.once(signal, handler);
   return {
     dispose() {
-      process.off('SIGINT', handler);
-      process.off('SIGTERM', handler);
+      for (const signal of STOP_SIGNALS) process.off(signal, handler);
     },
   };
 }

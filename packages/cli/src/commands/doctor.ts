@@ -16,13 +16,13 @@ interface Check {
 }
 
 /**
- * `agent-spaces doctor`: checks Node's version and `--no-node-snapshot`, that isolated-vm loads and runs code, the
+ * `agent-spaces doctor`: checks Node's version, that isolated-vm loads and runs code in a sandbox process, the
  * config, the build's freshness, the editor plugin, and that each MCP server and OpenAPI spec can be reached; prints each failure with
  * what to do. Exit code 1 when a check fails.
  */
 export async function doctor(context: CommandContext): Promise<number> {
   const { output } = context;
-  const checks: Check[] = [await nodeVersion(), snapshotFlag(), await sandbox()];
+  const checks: Check[] = [await nodeVersion(), await sandbox()];
   let project: Project | undefined;
   try {
     project = await loadProject(context);
@@ -51,16 +51,6 @@ async function nodeVersion(): Promise<Check> {
   const [needMajor, needMinor] = range.replace(/^>=\s*/, '').split('.').map(Number) as [number, number | undefined];
   const ok = major > needMajor || (major === needMajor && minor >= (needMinor ?? 0));
   return { name: 'node', ok, detail: `${process.versions.node} (needs ${range})`, ...(ok ? {} : { fix: `install Node ${range} (https://nodejs.org)` }) };
-}
-
-function snapshotFlag(): Check {
-  const ok = process.execArgv.includes('--no-node-snapshot') || /(?:^|\s)--no-node-snapshot(?:\s|$)/.test(process.env.NODE_OPTIONS ?? '');
-  return {
-    name: '--no-node-snapshot',
-    ok,
-    detail: ok ? 'set' : 'not set: isolated-vm can crash Node without it',
-    ...(ok ? {} : { fix: 'start node with --no-node-snapshot (the agent-spaces bin does), or set NODE_OPTIONS=--no-node-snapshot' }),
-  };
 }
 
 /** Runs one line of code in a sandbox process, as runs do: isolated-vm's binary loads and works. */

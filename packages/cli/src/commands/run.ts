@@ -53,6 +53,8 @@ export async function check(context: CommandContext): Promise<number> {
 }
 
 async function prepare(context: CommandContext, typecheck: boolean, onApproval?: ReturnType<typeof cliApprover>) {
+  // TypeScript and its lib files load in a typecheck worker while the project does; a failure shows at the check.
+  if (typecheck) void import('@agent-spaces/compiler').then((compiler) => compiler.preloadTypechecker()).catch(() => undefined);
   const path = resolve(context.positionals[0]!);
   const file = relative(process.cwd(), path);
   let code: string;
@@ -61,8 +63,11 @@ async function prepare(context: CommandContext, typecheck: boolean, onApproval?:
   } catch (error) {
     throw new AgentSpacesError('SOURCE_NOT_FOUND', `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`, { file });
   }
+  // The sandbox process forks while the project loads: a run's first cost is that fork, not the config.
+  const sdk = import('@agent-spaces/sdk').then((loaded) => (loaded.warmSandboxProcesses(), loaded));
+  sdk.catch(() => undefined); // Awaited below, unless loading the project fails first.
   const project = await loadProject(context);
-  const { configSpaceOptions, createSpace } = await import('@agent-spaces/sdk');
+  const { configSpaceOptions, createSpace } = await sdk;
   const space = await createSpace({
     ...configSpaceOptions(project.rootDir, project.config),
     outDir: project.outDir,
