@@ -47,17 +47,17 @@ function setUp({ name, root }) {
   symlinkSync(join(root, 'node_modules'), join(project, 'node_modules'));
   const bin = join(root, 'packages/cli/bin/agent-spaces.js');
   for (const command of [['init'], ['capabilities', 'build']]) {
-    const result = spawnSync(process.execPath, ['--no-node-snapshot', bin, ...command], { cwd: project, encoding: 'utf8' });
+    const result = spawnSync(bin, command, { cwd: project, encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`${name}: agent-spaces ${command.join(' ')} failed: ${result.stderr}`);
   }
   return { name, root, project, bin };
 }
 
-/** Wall milliseconds of one `agent-spaces run`, as a user starts it (the bin's shebang: node --no-node-snapshot). */
+/** Wall milliseconds of one `agent-spaces run`, as a user starts it: the bin itself, so its shebang picks node's flags. */
 function runOnce({ project, bin }, kind) {
   if (kind.cold) rmSync(join(project, '.agent-spaces/cache/typecheck'), { recursive: true, force: true });
   const start = performance.now();
-  const result = spawnSync(process.execPath, ['--no-node-snapshot', bin, 'run', ...kind.args, 'agents/hello.ts'], { cwd: project, encoding: 'utf8' });
+  const result = spawnSync(bin, ['run', ...kind.args, 'agents/hello.ts'], { cwd: project, encoding: 'utf8' });
   const ms = performance.now() - start;
   if (result.status !== 0) throw new Error(`agent-spaces run failed: ${result.stderr}`);
   return ms;
