@@ -9,7 +9,7 @@
 // isolation: a bare IPC echo (Node's child_process IPC with 'advanced' serialization, as the sandbox processes use,
 // each round trip a call's message out and its outcome back) and a bare fork of a node process until its first message.
 // The first table is issue 32's: SDK in-process, SDK process and UTCP, with the goals.
-// Build first (npm run build), then: node --no-node-snapshot bench/runtime.mjs [rounds, default 2]
+// Build first (npm run build), then: node bench/runtime.mjs [rounds, default 2]
 import { execFileSync, fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -275,6 +275,8 @@ const SYSTEMS = {
   '@utcp/code-mode': utcp,
   'IPC floor': floors,
 };
+/** Systems whose process creates no isolate: started with plain `node`, as the CLI and SDK apps are. */
+const PLAIN_NODE = new Set(['SDK, process', 'no warm spare', 'IPC floor']);
 const role = process.argv[2];
 
 if (role in SYSTEMS) {
@@ -287,7 +289,8 @@ if (role in SYSTEMS) {
   try {
     for (let round = 0; round < rounds; round++) {
       for (const name of Object.keys(SYSTEMS)) {
-        const args = ['--no-node-snapshot', self, name, rootDir];
+        // Isolates in the bench's own process need --no-node-snapshot; process isolation's host runs with plain node.
+        const args = [...(PLAIN_NODE.has(name) ? [] : ['--no-node-snapshot']), self, name, rootDir];
         results[name].push(JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })));
       }
     }
