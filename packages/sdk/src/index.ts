@@ -6,7 +6,7 @@ export { Run, type RunLog, type RunResult, type RunStats } from './run.js';
 export { deleteSkill, hiddenSkills, listSkills, mirrorSkills, rebuildSkills, saveSkill, type SaveSkillOptions, type SavedSkill, type SharedSkill, type SkillInfo, type SkillProject, type SkillRecord, type SkillRecords } from './skills.js';
 export type { RecordedShare, SkillShare } from './skill-shares.js';
 export { RUN_EVENT_PARAMS_BYTES, type TruncatedParams } from './budget.js';
-export type { TypecheckDiagnostic } from './typecheck.js';
+export { preloadTypecheck, type TypecheckDiagnostic } from './typecheck.js';
 export type { FunctionFilter, OfferedFunction } from './offer.js';
 export { MODEL_PROVIDERS, configuredModel, parseModel, type AgentMessage, type AgentModel, type ModelReply, type ModelRequest, type ModelSettings, type ModelTool, type ToolCall } from './agent/model.js';
 export { AgentRun, type AgentEvent, type AskOptions, type AskResult } from './agent/agent-run.js';

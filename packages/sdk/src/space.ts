@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { AgentSpacesError, UserCredentials, findStdConfigProblem, findTypecheckBudgetProblem, resolveTypecheckBudget } from '@agent-spaces/capabilities';
 import { FileUserSecrets, MemoryRunStore, createBridge, createGate, type Bridge, type Gate } from '@agent-spaces/bridge';
 import { ProcessSandbox, Sandbox, warmSandboxProcesses } from '@agent-spaces/runtime';
@@ -10,7 +10,7 @@ import { spaceModules } from './modules.js';
 import { runStarter } from './run-code.js';
 import { SpaceSessions } from './sessions.js';
 import { loadSpaceCapabilities, spacePaths, type SpaceCapabilities, type SpacePaths } from './space-capabilities.js';
-import { Typecheck } from './typecheck.js';
+import { Typecheck, typecheckCacheDir } from './typecheck.js';
 import type { Space, SpaceOptions } from './types.js';
 
 /**
@@ -55,7 +55,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
   bridge = createBridge({ capabilities: [...capabilities.offered, capabilities.std], ...gate.bridgeOptions });
   const { modules, declarations } = await spaceModules(capabilities, paths.rootDir);
   const sandbox = createSandbox(options, modules);
-  const typecheck = new Typecheck(declarations, options.typecheckBudget, join(paths.outDir, 'cache', 'typecheck'));
+  const typecheck = new Typecheck(declarations, options.typecheckBudget, typecheckCacheDir(paths.outDir));
   const checkByDefault = options.typecheck ?? true;
   // Its runs will be checked: TypeScript loads in a worker while the space is put to use.
   if (checkByDefault) typecheck.prepare();

@@ -1,7 +1,26 @@
+import { join } from 'node:path';
 import type { BoundedTypechecker, TypecheckDiagnostic, TypecheckSession } from '@agent-spaces/compiler';
 import type { TypecheckBudget } from '@agent-spaces/capabilities';
 
 export type { TypecheckDiagnostic };
+
+/** Where a space with output folder `outDir` keeps the results of its plain checks across processes. */
+export function typecheckCacheDir(outDir: string): string {
+  return join(outDir, 'cache', 'typecheck');
+}
+
+/**
+ * Starts loading TypeScript and its lib files in a typecheck worker for a space (output folder `outDir`, typecheck
+ * `budget`) that is about to check `code`, while the space loads; unless `code` was checked before (its result is then
+ * likely kept, and a worker would be wasted). For a one-off run, such as `agent-spaces run`.
+ */
+export function preloadTypecheck(options: { outDir: string; code: string; budget?: Partial<TypecheckBudget> }): void {
+  const script = { code: options.code, cacheDir: typecheckCacheDir(options.outDir) };
+  void import('@agent-spaces/compiler')
+    .then((compiler) => compiler.preloadTypechecker({ script, ...(options.budget ? { budget: options.budget } : {}) }))
+    // The check itself reports a compiler that does not load.
+    .catch(() => undefined);
+}
 
 /** The space-wide part of every {@link Typecheck}: what code is checked against, and the checker once loaded. */
 interface SpaceChecker {

@@ -26,9 +26,11 @@ export async function run(context: CommandContext): Promise<number> {
     } else {
       context.output.err(`✗ ${result.error.code}: ${visibleText(result.error.message, '  ')}`);
     }
+if (process.env.TT) console.error('TT', 'ran', performance.now().toFixed(1));
     return result.ok ? 0 : 1;
   } finally {
     await space.close();
+if (process.env.TT) console.error('TT', 'closed', performance.now().toFixed(1));
   }
 }
 
@@ -53,8 +55,6 @@ export async function check(context: CommandContext): Promise<number> {
 }
 
 async function prepare(context: CommandContext, typecheck: boolean, onApproval?: ReturnType<typeof cliApprover>) {
-  // TypeScript and its lib files load in a typecheck worker while the project does; a failure shows at the check.
-  if (typecheck) void import('@agent-spaces/compiler').then((compiler) => compiler.preloadTypechecker()).catch(() => undefined);
   const path = resolve(context.positionals[0]!);
   const file = relative(process.cwd(), path);
   let code: string;
@@ -67,13 +67,17 @@ async function prepare(context: CommandContext, typecheck: boolean, onApproval?:
   const sdk = import('@agent-spaces/sdk').then((loaded) => (loaded.warmSandboxProcesses(), loaded));
   sdk.catch(() => undefined); // Awaited below, unless loading the project fails first.
   const project = await loadProject(context);
-  const { configSpaceOptions, createSpace } = await sdk;
+if (process.env.TT) console.error('TT', 'project', performance.now().toFixed(1));
+  const { configSpaceOptions, createSpace, preloadTypecheck } = await sdk;
+  // TypeScript and its lib files load in a typecheck worker while the space loads (unless the check is likely cached).
+  if (typecheck) preloadTypecheck({ outDir: project.outDir, code, budget: project.config.typecheck });
   const space = await createSpace({
     ...configSpaceOptions(project.rootDir, project.config),
     outDir: project.outDir,
     typecheck,
     ...(onApproval ? { onApproval } : {}),
   });
+if (process.env.TT) console.error('TT', 'space', performance.now().toFixed(1));
   return { space, code, file };
 }
 

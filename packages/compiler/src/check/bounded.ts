@@ -91,6 +91,30 @@ export function createBoundedTypechecker(options: BoundedTypecheckerOptions): Bo
   };
 }
 
+/** Options of {@link preloadTypechecker}. */
+export interface PreloadTypecheckerOptions {
+  /** The budget of the checks to come (default `DEFAULT_TYPECHECK_BUDGET`): its heap size picks the workers. */
+  budget?: Partial<TypecheckBudget>;
+  /** The script to be checked, and the cache its result would be kept in: no worker starts when it was checked before. */
+  script?: { code: string; cacheDir: string };
+}
+
+/**
+ * Starts a typecheck worker that loads TypeScript and parses and binds the lib files before the declarations are
+ * known, so that this work overlaps the caller's own start-up (a CLI run loading its capabilities): the first check
+ * then waits for that worker rather than start one. Does nothing when a worker runs already, or when the script was
+ * checked before (its result is then likely kept: a worker would be wasted).
+ */
+export function preloadTypechecker(options: PreloadTypecheckerOptions = {}): void {
+  const pool = checkPool(resolveTypecheckBudget(options.budget).memoryMb);
+  const script = options.script;
+  if (!script) return pool.preload();
+  void new CheckResultCache(script.cacheDir)
+    .checkedBefore(script.code)
+    .catch(() => false)
+    .then((checked) => (checked ? undefined : pool.preload()));
+}
+
 /** How long `prepare` waits, with a cache, for a first check that may make the worker needless. */
 const PREPARE_DELAY_MS = 100;
 

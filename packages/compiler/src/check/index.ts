@@ -1,7 +1,13 @@
 import { ServiceTypechecker } from './service.js';
 import type { Typechecker, TypecheckerOptions } from './types.js';
 
-export { createBoundedTypechecker, type BoundedTypechecker, type BoundedTypecheckerOptions } from './bounded.js';
+export {
+  createBoundedTypechecker,
+  preloadTypechecker,
+  type BoundedTypechecker,
+  type BoundedTypecheckerOptions,
+  type PreloadTypecheckerOptions,
+} from './bounded.js';
 export { formatDiagnostics } from './format.js';
 export type { FunctionHint, TypecheckDiagnostic, Typechecker, TypecheckerOptions, TypecheckSession } from './types.js';
 

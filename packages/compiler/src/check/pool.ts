@@ -9,6 +9,8 @@ import type { CheckJob, FromWorker } from './worker-protocol.js';
 const MAX_BATCH = 16;
 /** The owner of a job that readies a new worker: no client's name. */
 const READYING = '\0readying';
+/** The key of no declarations, for a worker readied before they are known ({@link CheckPool.preload}); never a hash. */
+const LIBRARIES_ONLY = 'libraries';
 /** Most checks one owner may have waiting; one more is refused at once (each holds a script of up to 256 KiB). */
 const MAX_QUEUED_PER_OWNER = 32;
 /** Longest a worker may take to start and take in a job's declarations before the job fails. */
@@ -95,6 +97,15 @@ export class CheckPool {
   prepare(key: string, declarations: ReadonlyMap<string, string>): void {
     if (this.#slots.some((slot) => slot.worker || slot.batch)) return;
     this.#start(this.#slots[0]!, { job: ++this.#jobs, owner: READYING, key, declarations, items: [] }, true);
+  }
+
+  /**
+   * Starts a worker that loads TypeScript and parses and binds the lib files, when no worker runs yet: for a process
+   * that will check soon but does not know its declarations yet. Checks wait for it, then use it; no second worker is
+   * readied after it ({@link #readyAnother} waits for a check).
+   */
+  preload(): void {
+    this.prepare(LIBRARIES_ONLY, new Map());
   }
 
   #dispatch(): void {
@@ -188,7 +199,7 @@ export class CheckPool {
     this.#release(slot);
     batch.items.forEach((item, i) => item.resolve(message.results[i]!));
     this.#dispatch();
-    this.#readyAnother(batch);
+    if (batch.key !== LIBRARIES_ONLY) this.#readyAnother(batch);
   }
 
   /**

@@ -35,11 +35,31 @@ export class CheckResultCache {
     return entry.diagnostics;
   }
 
-  /** Keeps `diagnostics` as the result of `code`, then prunes the folder past {@link MAX_CACHED_CHECKS} entries. */
+  /**
+   * Keeps `diagnostics` as the result of `code`, and that `code` was checked ({@link checkedBefore}), then prunes both
+   * folders past {@link MAX_CACHED_CHECKS} entries.
+   */
   async set(declarationsKey: string, code: string, diagnostics: readonly TypecheckDiagnostic[]): Promise<void> {
     const key = await entryKey(declarationsKey, code);
     await writeCacheEntry(this.#dir, key, { key, diagnostics });
     await pruneCacheEntries(this.#dir, MAX_CACHED_CHECKS);
+    const script = await scriptKey(code);
+    await writeCacheEntry(this.#scriptsDir, script, { key: script });
+    await pruneCacheEntries(this.#scriptsDir, MAX_CACHED_CHECKS);
+  }
+
+  /**
+   * Whether a result for `code` was kept by this checker, against any declarations: its next check is then likely
+   * answered from the cache, and needs no worker. A hint only (`scripts/`), never an answer: a wrong one costs time.
+   */
+  async checkedBefore(code: string): Promise<boolean> {
+    const key = await scriptKey(code);
+    const entry = (await readCacheEntry(this.#scriptsDir, key)) as Partial<Entry> | undefined;
+    return entry?.key === key;
+  }
+
+  get #scriptsDir(): string {
+    return join(this.#dir, 'scripts');
   }
 }
 
@@ -57,6 +77,11 @@ function isEntry(value: unknown): value is Entry {
 async function entryKey(declarationsKey: string, code: string): Promise<string> {
   const script = createHash('sha256').update(code).digest('hex');
   return `${FORMAT}\0${await checkerIdentity()}\0${declarationsKey}\0${script}`;
+}
+
+/** The key of the hint that `code` was checked: the checker's identity and the script's hash. */
+async function scriptKey(code: string): Promise<string> {
+  return `${FORMAT}-script\0${await checkerIdentity()}\0${createHash('sha256').update(code).digest('hex')}`;
 }
 
 let identity: Promise<string> | undefined;

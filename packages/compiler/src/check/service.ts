@@ -58,10 +58,14 @@ export class ServiceTypechecker implements Typechecker {
     return this.#checkAll(requests);
   }
 
-  /** Checks the declarations themselves ahead of the first script, so a script's check does not pay for it. */
+  /**
+   * Checks the declarations themselves ahead of the first script, so a script's check does not pay for it. Without
+   * declarations, checks an empty script: the lib files are then parsed and bound, for every later typechecker.
+   */
   warm(): void {
     this.#assertOpen();
-    this.#declarationsDiagnostics();
+    if (this.#declarationPaths().length > 0) this.#declarationsDiagnostics();
+    else this.#checkAll([{ code: '' }]);
   }
 
   async checkBatched(code: string): Promise<TypecheckDiagnostic[]> {
@@ -211,6 +215,7 @@ export class ServiceTypechecker implements Typechecker {
     const options = typescript.convertCompilerOptionsFromJson(CHECK_COMPILER_OPTIONS, ROOT).options;
     return {
       getCompilationSettings: () => options,
+      jsDocParsingMode: libs.jsDocParsingMode,
       getProjectVersion: () => String(this.#projectVersion),
       getScriptFileNames: () => [...this.#files.keys()],
       getScriptVersion: (path) => String(this.#files.get(path)?.version ?? 0),
