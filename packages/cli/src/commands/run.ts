@@ -26,11 +26,9 @@ export async function run(context: CommandContext): Promise<number> {
     } else {
       context.output.err(`✗ ${result.error.code}: ${visibleText(result.error.message, '  ')}`);
     }
-if (process.env.TT) console.error('TT', 'ran', performance.now().toFixed(1));
     return result.ok ? 0 : 1;
   } finally {
     await space.close();
-if (process.env.TT) console.error('TT', 'closed', performance.now().toFixed(1));
   }
 }
 
@@ -67,7 +65,6 @@ async function prepare(context: CommandContext, typecheck: boolean, onApproval?:
   const sdk = import('@agent-spaces/sdk').then((loaded) => (loaded.warmSandboxProcesses(), loaded));
   sdk.catch(() => undefined); // Awaited below, unless loading the project fails first.
   const project = await loadProject(context);
-if (process.env.TT) console.error('TT', 'project', performance.now().toFixed(1));
   const { configSpaceOptions, createSpace, preloadTypecheck } = await sdk;
   // TypeScript and its lib files load in a typecheck worker while the space loads (unless the check is likely cached).
   if (typecheck) preloadTypecheck({ outDir: project.outDir, code, budget: project.config.typecheck });
@@ -77,7 +74,6 @@ if (process.env.TT) console.error('TT', 'project', performance.now().toFixed(1))
     typecheck,
     ...(onApproval ? { onApproval } : {}),
   });
-if (process.env.TT) console.error('TT', 'space', performance.now().toFixed(1));
   return { space, code, file };
 }
 
