@@ -42,7 +42,7 @@ describe('a sandbox process that forges messages', () => {
   ])('is stopped for %s: the run ends with SANDBOX_CRASHED, cause protocol', async (name, forge) => {
     let ready!: () => void;
     const started = new Promise<void>((resolve) => (ready = resolve));
-    const child = new SupervisedChild(forgedChild(name.replaceAll(' ', '-'), forge), { modules: new Map(), warmUp: RUN, maxRssMb: 512 }, {
+    const child = new SupervisedChild(forgedChild(name.replaceAll(' ', '-'), forge), { modules: new Map(), memoryMb: RUN.limits.memoryMb, warmUp: () => Promise.resolve(RUN), maxRssMb: 512 }, {
       available: () => ready(),
       exited: () => {},
     });

@@ -97,8 +97,7 @@ export class ProcessSandbox implements AgentSandbox {
       child.adopt(holder, { modules: this.#modules, memoryMb: this.#limits.memoryMb, maxRssMb });
       return child;
     }
-    const [entry, run] = await Promise.all([childEntry(), warmUp]);
-    return new SupervisedChild(entry, { modules: this.#modules, warmUp: run, maxRssMb }, holder);
+    return new SupervisedChild(await childEntry(), { modules: this.#modules, memoryMb: this.#limits.memoryMb, warmUp: () => warmUp, maxRssMb }, holder);
   }
 
   /** Runs agent TypeScript in a fresh context of an idle sandbox process, given fairly by `options.owner`. Never rejects. */

@@ -95,11 +95,21 @@ export class SupervisedChild {
   #served = false;
   /** True once agent code ran in the child at all (a {@link reset} does not clear it). */
   #everServed = false;
+  /** Messages for the child until its `init` is sent (the warm-up run is being prepared): sent after it, in order. */
+  #queued: ToChild[] | undefined = [];
 
-  /** Forks a child running `entry` with `modules`, warmed with `warmUp`; `holder` hears when it is ready. */
-  constructor(entry: string, init: { modules: ReadonlyMap<string, string>; warmUp: PreparedRun; maxRssMb: number }, holder: ChildHolder) {
+  /**
+   * Forks a child running `entry` with `modules` and plain runs' heap `memoryMb`, warmed with the run `warmUp` gives
+   * (asked for after the fork, which never waits for it: node's start is the longer); `holder` hears when the child is
+   * ready.
+   */
+  constructor(
+    entry: string,
+    init: { modules: ReadonlyMap<string, string>; memoryMb: number; warmUp: () => Promise<PreparedRun>; maxRssMb: number },
+    holder: ChildHolder,
+  ) {
     this.holder = holder;
-    this.#memoryMb = init.warmUp.limits.memoryMb;
+    this.#memoryMb = init.memoryMb;
     this.#guard = new ChildGuard(this.#runs, init.maxRssMb * 1024 * 1024);
     this.#child = fork(entry, [], {
       serialization: 'advanced',
@@ -121,7 +131,14 @@ export class SupervisedChild {
     this.#child.unref();
     this.#child.channel?.unref();
     // The warm-up run has the sandbox's own limits: its heap is the plain runs'.
-    this.#send({ kind: 'init', modules: init.modules, memoryMb: init.warmUp.limits.memoryMb, warmUp: init.warmUp });
+    init.warmUp().then(
+      (warmUp) => {
+        const queued = this.#queued ?? [];
+        this.#queued = undefined;
+        for (const message of [{ kind: 'init', modules: init.modules, memoryMb: init.memoryMb, warmUp } as const, ...queued]) this.#send(message);
+      },
+      (error: unknown) => this.kill({ code: 'INTERNAL', message: `Cannot prepare the sandbox process's warm-up run: ${error instanceof Error ? error.message : String(error)}` }),
+    );
     this.#timer = setTimeout(() => this.kill({ code: 'INTERNAL', message: `The sandbox process did not start within ${START_MS} ms` }), START_MS).unref();
   }
 
@@ -384,6 +401,7 @@ export class SupervisedChild {
   }
 
   #send(message: ToChild): void {
+    if (this.#queued) return void this.#queued.push(message);
     try {
       if (this.#child.connected) this.#child.send(message);
     } catch {

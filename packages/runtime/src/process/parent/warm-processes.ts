@@ -144,12 +144,17 @@ class WarmProcesses implements ChildHolder {
   }
 
   async #fork(): Promise<SupervisedChild> {
+    const init = { modules: new Map(), memoryMb: resolveLimits(undefined).memoryMb, warmUp: () => this.#warmUpRun(), maxRssMb: Number.MAX_SAFE_INTEGER / 1024 / 1024 };
+    return new SupervisedChild(await childEntry(), init, this);
+  }
+
+  /** {@link WARM_UP}, prepared once (after the first fork: loading the transpiler must not delay it). */
+  #warmUpRun(): Promise<PreparedRun> {
     this.#warmUp ??= prepareRun(WARM_UP, resolveLimits(undefined), undefined, new Map()).then((prepared) => {
       if ('error' in prepared) throw new AgentSpacesError(prepared.error.code, prepared.error.message);
       return prepared.run;
     });
-    const [entry, warmUp] = await Promise.all([childEntry(), this.#warmUp]);
-    return new SupervisedChild(entry, { modules: new Map(), warmUp, maxRssMb: Number.MAX_SAFE_INTEGER / 1024 / 1024 }, this);
+    return this.#warmUp;
   }
 }
 
