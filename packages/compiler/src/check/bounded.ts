@@ -76,7 +76,10 @@ export function createBoundedTypechecker(options: BoundedTypecheckerOptions): Bo
     },
     createSession: (owner = '') => new BatchedSession((request) => submit(request, owner)),
     prepare() {
-      if (!cache) return pool.prepare(key, declarations);
+      if (!cache) {
+        pool.prepare(key, declarations);
+        return;
+      }
       // With a cache, a check that comes at once (a CLI run) starts the worker itself, and only when the cache misses.
       setTimeout(() => (checked || disposed ? undefined : pool.prepare(key, declarations)), PREPARE_DELAY_MS).unref();
     },
@@ -103,16 +106,13 @@ export interface PreloadTypecheckerOptions {
  * Starts a typecheck worker that loads TypeScript and parses and binds the lib files before the declarations are
  * known, so that this work overlaps the caller's own start-up (a CLI run loading its capabilities): the first check
  * then waits for that worker rather than start one. Does nothing when a worker runs already, or when the script was
- * checked before (its result is then likely kept: a worker would be wasted).
+ * checked before (its result is then likely kept: a worker would be wasted). Resolves to whether it started a worker.
  */
-export function preloadTypechecker(options: PreloadTypecheckerOptions = {}): void {
+export async function preloadTypechecker(options: PreloadTypecheckerOptions = {}): Promise<boolean> {
   const pool = checkPool(resolveTypecheckBudget(options.budget).memoryMb);
   const script = options.script;
-  if (!script) return pool.preload();
-  void new CheckResultCache(script.cacheDir)
-    .checkedBefore(script.code)
-    .catch(() => false)
-    .then((checked) => (checked ? undefined : pool.preload()));
+  const checked = script ? await new CheckResultCache(script.cacheDir).checkedBefore(script.code).catch(() => false) : false;
+  return !checked && pool.preload();
 }
 
 /** How long `prepare` waits, with a cache, for a first check that may make the worker needless. */

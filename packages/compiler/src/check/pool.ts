@@ -92,20 +92,21 @@ export class CheckPool {
 
   /**
    * Starts a worker and hands it `declarations` (keyed `key`) ahead of the first check, when no worker runs yet and
-   * one is free: TypeScript then loads while the caller does other work.
+   * one is free: TypeScript then loads while the caller does other work. True when it started one.
    */
-  prepare(key: string, declarations: ReadonlyMap<string, string>): void {
-    if (this.#slots.some((slot) => slot.worker || slot.batch)) return;
+  prepare(key: string, declarations: ReadonlyMap<string, string>): boolean {
+    if (this.#slots.some((slot) => slot.worker || slot.batch)) return false;
     this.#start(this.#slots[0]!, { job: ++this.#jobs, owner: READYING, key, declarations, items: [] }, true);
+    return true;
   }
 
   /**
    * Starts a worker that loads TypeScript and parses and binds the lib files, when no worker runs yet: for a process
    * that will check soon but does not know its declarations yet. Checks wait for it, then use it; no second worker is
-   * readied after it ({@link #readyAnother} waits for a check).
+   * readied after it ({@link #readyAnother} waits for a check). True when it started one.
    */
-  preload(): void {
-    this.prepare(LIBRARIES_ONLY, new Map());
+  preload(): boolean {
+    return this.prepare(LIBRARIES_ONLY, new Map());
   }
 
   #dispatch(): void {
