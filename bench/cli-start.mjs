@@ -2,10 +2,12 @@
 // script checked before), with a cold typecheck (the cache emptied before each run), and with --no-check; the median
 // and range of N runs each (default 7, after one warm-up), the kinds and checkouts alternating run by run.
 // With `--baseline <checkout>` (another built checkout with its own node_modules, e.g. a `git worktree` of an older
-// commit) the same figures for it, side by side, and the ratios of the medians.
+// commit) the same figures for it, side by side, and the ratios of the medians. On Linux also the median CPU time
+// (user + sys, with the children the run waited for, such as its sandbox process), less sensitive than wall time to
+// other load.
 // Build first: npm run build. Run: node bench/cli-start.mjs [runs] [--baseline /tmp/base]
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,20 +26,29 @@ const kinds = [
   { name: 'run --no-check', args: ['--no-check'] },
 ];
 const times = new Map();
+const cpuTimes = new Map();
 for (let round = 0; round <= runs; round++) {
   for (const kind of kinds) {
     for (const checkout of checkouts) {
+      const cpuBefore = childrenCpuSeconds();
       const ms = runOnce(checkout, kind);
+      const cpu = childrenCpuSeconds() - cpuBefore;
       // Round 0 warms up (the disk cache, the typecheck cache).
-      if (round > 0) times.set(`${checkout.name}\0${kind.name}`, [...(times.get(`${checkout.name}\0${kind.name}`) ?? []), ms]);
+      if (round === 0) continue;
+      const key = `${checkout.name}\0${kind.name}`;
+      times.set(key, [...(times.get(key) ?? []), ms]);
+      cpuTimes.set(key, [...(cpuTimes.get(key) ?? []), cpu]);
     }
   }
 }
 console.log(`agent-spaces run agents/hello.ts (the init project), whole process, median (min–max) of ${runs} runs`);
 for (const kind of kinds) {
-  const cells = checkouts.map((checkout) => summary(times.get(`${checkout.name}\0${kind.name}`)));
+  const keys = checkouts.map((checkout) => `${checkout.name}\0${kind.name}`);
+  const cells = keys.map((key) => summary(times.get(key)));
+  const cpu = keys.map((key) => median(cpuTimes.get(key)));
   const ratio = cells.length === 2 ? `   ratio ${(cells[0].median / cells[1].median).toFixed(2)}` : '';
-  console.log(`${kind.name.padEnd(24)} ${cells.map((cell, i) => `${checkouts[i].name}: ${cell.text}`).join('   ')}${ratio}`);
+  const cpuText = (i) => (Number.isNaN(cpu[i]) ? '' : `, CPU ${cpu[i].toFixed(2)} s`);
+  console.log(`${kind.name.padEnd(24)} ${cells.map((cell, i) => `${checkouts[i].name}: ${cell.text}${cpuText(i)}`).join('   ')}${ratio}`);
 }
 for (const checkout of checkouts) rmSync(checkout.project, { recursive: true, force: true });
 
@@ -65,6 +76,24 @@ function runOnce({ project, bin }, kind) {
 
 function summary(values) {
   const sorted = [...values].sort((a, b) => a - b);
-  const median = sorted[Math.floor(sorted.length / 2)];
-  return { median, text: `${(median / 1000).toFixed(3)} s (${(sorted[0] / 1000).toFixed(3)}–${(sorted.at(-1) / 1000).toFixed(3)})` };
+  const middle = median(values);
+  return { median: middle, text: `${(middle / 1000).toFixed(3)} s (${(sorted[0] / 1000).toFixed(3)}–${(sorted.at(-1) / 1000).toFixed(3)})` };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/**
+ * CPU seconds (user + sys) of this process's children that ended, with theirs (Linux `/proc/self/stat` cutime and
+ * cstime, in clock ticks of 1/100 s); NaN elsewhere.
+ */
+function childrenCpuSeconds() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
