@@ -28,7 +28,7 @@
 // node start with --no-node-snapshot, which every client's own sandbox process costs.
 //
 // Run after `npm run build`: node bench/mcp-serve-load.mjs [--mode embedded|shared|replicas|all] [--clients 100]
-//   [--rounds 1,10,100] [--client 1.x|v2|both] [--idle] [--root <another built checkout, served instead of this one>]
+//   [--rounds 1,10,100] [--client 1.x|v2|both] [--idle] [--steady] [--root <another built checkout, served instead of this one>]
 // Quick path: --mode embedded --rounds 10,100 --client 1.x (naming --rounds skips the idle costs unless --idle).
 // (BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.)
 import { spawn, execFileSync } from 'node:child_process';
@@ -55,10 +55,14 @@ const CLIENTS = Number(argument('clients', '100'));
 const ROUNDS = argument('rounds', `1,10,${CLIENTS}`).split(',').map(Number);
 // The idle costs take a minute: a run that names its rounds (the quick path) skips them unless --idle asks.
 const IDLE = process.argv.includes('--idle') || !process.argv.includes('--rounds');
+// --steady: after the rounds, the same numbers of clients already connected with a session run scripts (steadyRound).
+const STEADY = process.argv.includes('--steady');
 const clientArg = argument('client', 'both');
 if (!['1.x', 'v2', 'both'].includes(clientArg)) throw new Error(`--client must be 1.x, v2 or both, not ${clientArg}`);
 const KINDS = clientArg === 'both' ? ['1.x', 'v2'] : [clientArg];
 const TOOL_CALLS_PER_CLIENT = 3;
+/** Scripts each established client runs in the steady round (`--steady`). */
+const STEADY_SCRIPTS = 3;
 const IDLE_SESSIONS = 40;
 const IDLE_CONNECTIONS = 40;
 const AFTER_MS = 5_000;
@@ -313,6 +317,48 @@ async function sampling(pids, work) {
   }
 }
 
+/**
+ * Established clients: `n` 1.x clients connect and create a session each (not measured), then all at once run
+ * `STEADY_SCRIPTS` scripts each, one `send_code` and one `execute` a script (measured: latencies and server CPU per
+ * tool call, which a client's own sandbox process no longer costs), then leave. Prints one line.
+ */
+async function steadyRound(deployment, n) {
+  const clients = await Promise.all(
+    Array.from({ length: n }, async () => {
+      const connection = await step('connect', connect(deployment.url));
+      const created = await step('create_session', connection.client.callTool({ name: 'create_session', arguments: {} }));
+      return { ...connection, sessionId: JSON.parse(text(created)).sessionId };
+    }),
+  );
+  await sleep(AFTER_MS);
+  const cpuBefore = cpu(deployment);
+  const timings = { sendCode: [], execute: [] };
+  const call = async (client, kind, name, args) => {
+    const started = performance.now();
+    const answer = await step(name, client.callTool({ name, arguments: args }));
+    if (answer.isError) throw new Error(`${name}: ${text(answer).slice(0, 200)}`);
+    timings[kind].push(performance.now() - started);
+  };
+  await Promise.all(
+    clients.map(async ({ client, sessionId }, i) => {
+      for (let k = 0; k < STEADY_SCRIPTS; k++) {
+        await call(client, 'sendCode', 'send_code', { sessionId, code: script(i * 100 + k, 'steady session') });
+        await call(client, 'execute', 'execute', { code: script(i * 100 + k, 'steady execute') });
+      }
+    }),
+  );
+  const cpuAfter = cpu(deployment);
+  await Promise.all(clients.map((c) => c.transport.terminateSession().then(() => c.client.close()).catch(() => undefined)));
+  const toolCalls = n * STEADY_SCRIPTS * 2;
+  const per = (key) => `${(((cpuAfter[key] - cpuBefore[key]) * 1000) / toolCalls).toFixed(1)} ms`;
+  const children = ((cpuAfter.server - cpuBefore.server - (cpuAfter.main - cpuBefore.main) - (cpuAfter.threads - cpuBefore.threads)) * 1000) / toolCalls;
+  const p = (values) => `${ms(pct(values, 50))} / ${ms(pct(values, 95))}`;
+  console.log(
+    `${String(n).padStart(7)} established, ${STEADY_SCRIPTS} scripts each: execute p50/p95 ${p(timings.execute)}, send_code p50/p95 ${p(timings.sendCode)}; ` +
+      `server CPU per tool call ${per('server')} = main thread ${per('main')} + other threads ${per('threads')} + children ${children.toFixed(1)} ms`,
+  );
+}
+
 /** One round: `n` clients of `kind` at once, leaving by `leave`; prints its row and returns its figures. */
 async function round(deployment, n, leave, kind) {
   const pids = deployment.servers.map((s) => s.pid);
@@ -454,6 +500,7 @@ async function runMode(mode) {
         if (n === Math.max(...ROUNDS) && leave !== 'close') largest[kind] = figures;
       }
     }
+    if (STEADY && KINDS.includes('1.x')) for (const n of ROUNDS) await steadyRound(deployment, n);
     if (mode === 'embedded' && KINDS.includes('1.x') && IDLE) await idleCosts(deployment.servers[0]);
   } finally {
     await deployment.close();
