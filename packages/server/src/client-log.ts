@@ -46,14 +46,23 @@ export function passes(level: LoggingLevel, minimum: LoggingLevel): boolean {
 }
 
 /**
- * The message that tells the client `clientId` of a server log event, or undefined when the event is not its business
- * (another client's, or the operator's). The data is `{ event, ...fields }`: ids, names, codes and figures only.
+ * Which clients hear a server log event: `own` (only the client its `client` field names), `all`, or undefined (none:
+ * the operator's).
  */
-export function serverEventMessage(clientId: string, event: LogEvent, fields: LogFields, level: LogLevel): ClientLogMessage | undefined {
-  const audience = CLIENT_EVENTS[event];
-  if (audience === undefined || (audience === 'own' && fields.client !== clientId)) return undefined;
+export function serverEventAudience(event: LogEvent): 'own' | 'all' | undefined {
+  return CLIENT_EVENTS[event];
+}
+
+/**
+ * The message that tells a client of its audience ({@link serverEventAudience}) a server log event, or undefined when
+ * the client wants messages from level `minimum` up and the event is below it (a tool call is logged at `debug`). The
+ * data is `{ event, ...fields }`: ids, names, codes and figures only.
+ */
+export function serverEventMessage(minimum: LoggingLevel, event: LogEvent, fields: LogFields, level: LogLevel): ClientLogMessage | undefined {
+  const messageLevel = event === 'tool.called' ? 'debug' : SERVER_LEVEL[level];
+  if (!passes(messageLevel, minimum)) return undefined;
   const data = Object.fromEntries(Object.entries({ event, ...fields }).filter(([, value]) => value !== undefined));
-  return { level: event === 'tool.called' ? 'debug' : SERVER_LEVEL[level], logger: SERVER_LOGGER, data };
+  return { level: messageLevel, logger: SERVER_LOGGER, data };
 }
 
 /**

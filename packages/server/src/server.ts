@@ -20,7 +20,7 @@ import { Connection, type HostState } from './connection.js';
 import { builtCatalogEntries, type CatalogOptions } from './catalog.js';
 import { conformanceTools, installConformanceFixtures } from './conformance.js';
 import { codeInstructions } from './inject.js';
-import { DEFAULT_CLIENT_LOG_LEVEL, passes, serverEventMessage, type ClientLogMessage } from './client-log.js';
+import { DEFAULT_CLIENT_LOG_LEVEL, passes, serverEventAudience, serverEventMessage, type ClientLogMessage } from './client-log.js';
 import { silentLog, teeLog, type LogEvent, type LogFields, type LogLevel, type ServerLog } from './log.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { LazySchemaValidator } from './schema-validator.js';
@@ -169,9 +169,9 @@ export interface CodeModeHost {
  */
 export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost {
   const where = 'createCodeModeServer options';
-  /** Each client connection (protocol 2025-11-25) with its MCP server and log level, to tell it of changes and to close it. */
-  const connections = new Map<Connection, LegacyClient>();
-  const state = hostState({ ...options, log: teeLog(options.log ?? silentLog, (...event) => tellClients(connections, ...event)) }, where);
+  const clients: LegacyClients = { all: new Map(), byId: new Map() };
+  const connections = clients.all;
+  const state = hostState({ ...options, log: teeLog(options.log ?? silentLog, (...event) => tellClients(clients, ...event)) }, where);
   let configSpaces = state.spaces;
   const spaces = (state.spaces = serveAgentFiles(state, configSpaces));
   const { log } = state;
@@ -196,7 +196,7 @@ export function createCodeModeHost(options: CodeModeServerOptions): CodeModeHost
   const host: CodeModeHost = {
     createServer() {
       if (closed) throw new AgentSpacesError('SPACE_CLOSED', 'The code-mode server is closed');
-      return createLegacyServer(surface, connections, () => closed);
+      return createLegacyServer(surface, clients, () => closed);
     },
     async createModernServer(authInfo) {
       if (closed) throw new AgentSpacesError('SPACE_CLOSED', 'The code-mode server is closed');
@@ -283,10 +283,10 @@ function serveAgentFiles(state: HostState, configSpaces: readonly SpaceDefinitio
 
 /**
  * The MCP server (SDK 1.x, protocol 2025-11-25) of one client connection, with the tools, prompts and instructions of
- * `surface` and task-augmented `tools/call`; kept in `connections` until it closes, which ends the client's sessions.
+ * `surface` and task-augmented `tools/call`; kept in `clients` until it closes, which ends the client's sessions.
  * `stopping` tells whether the host is closing (for the log).
  */
-function createLegacyServer(surface: ServedSurface, connections: Map<Connection, LegacyClient>, stopping: () => boolean): Server {
+function createLegacyServer(surface: ServedSurface, clients: LegacyClients, stopping: () => boolean): Server {
   const { state, info, instructions, calls } = surface;
   // The task store acts for the connection's principal, known once the connection exists.
   const taskStore = state.tasks.view(() => connection.principal.id);
@@ -294,13 +294,15 @@ function createLegacyServer(surface: ServedSurface, connections: Map<Connection,
   const connection = new Connection(state, server, () => server.transport?.sessionId);
   followCredentials(server, connection);
   const client: LegacyClient = { server, logLevel: DEFAULT_CLIENT_LOG_LEVEL };
-  connections.set(connection, client);
+  clients.all.set(connection, client);
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
     client.logLevel = request.params.level;
     return {};
   });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools(surface.specs(), connection) }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    // The events of the call and of the sessions it makes name the client by its id: they find it by that id.
+    clients.byId.set(connection.id, client);
     if (request.params.task) return startTask(surface.specs(), request.params, connection, extra.requestId, calls.log);
     // The run's log messages travel with the call (on its response stream over HTTP), at the client's level.
     const log = (message: ClientLogMessage) => tell(client, message, extra.sendNotification);
@@ -314,12 +316,14 @@ function createLegacyServer(surface: ServedSurface, connections: Map<Connection,
   let clientId: string | undefined;
   server.oninitialized = () => {
     clientId = connection.id;
+    clients.byId.set(clientId, client);
     const { name, version } = server.getClientVersion() ?? {};
     calls.log.event('client.connected', { client: clientId, name, version });
   };
   server.onclose = () => {
     if (clientId !== undefined) calls.log.event('client.disconnected', { client: clientId, reason: stopping() ? 'server stopped' : 'client closed' });
-    connections.delete(connection);
+    clients.all.delete(connection);
+    if (clients.byId.get(connection.id) === client) clients.byId.delete(connection.id);
     void connection.close();
   };
   return server;
@@ -339,11 +343,26 @@ function tell(client: LegacyClient, message: ClientLogMessage, send: Server['not
   send({ method: 'notifications/message', params: message }).catch(() => undefined);
 }
 
-/** Tells each connected client the server log event that concerns it ({@link serverEventMessage}). */
-function tellClients(connections: ReadonlyMap<Connection, LegacyClient>, event: LogEvent, fields: LogFields, level: LogLevel): void {
-  for (const [connection, client] of connections) {
+/** The host's client connections of protocol 2025-11-25, each with its MCP server and log level. */
+interface LegacyClients {
+  /** Every connection: to tell it of changes and to close it. */
+  readonly all: Map<Connection, LegacyClient>;
+  /** The connections by client id ({@link Connection.id}), from its first tool call or `initialized` until it closes. */
+  readonly byId: Map<string, LegacyClient>;
+}
+
+/**
+ * Tells the connected clients a server log event that concerns them ({@link serverEventAudience}): an event of one
+ * client's own goes to that client only, found by its id, so it costs the same with one client connected or hundreds.
+ */
+function tellClients(clients: LegacyClients, event: LogEvent, fields: LogFields, level: LogLevel): void {
+  const audience = serverEventAudience(event);
+  if (audience === undefined) return;
+  const own = typeof fields.client === 'string' ? clients.byId.get(fields.client) : undefined;
+  const targets = audience === 'all' ? clients.all.values() : own ? [own] : [];
+  for (const client of targets) {
     if (client.server.transport === undefined) continue;
-    const message = serverEventMessage(connection.id, event, fields, level);
+    const message = serverEventMessage(client.logLevel, event, fields, level);
     if (message) tell(client, message);
   }
 }

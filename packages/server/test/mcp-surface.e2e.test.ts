@@ -190,6 +190,25 @@ describe('logging', () => {
     expect(JSON.stringify(alice.messages)).not.toContain('bob');
   });
 
+  it('tells a client of its own sessions starting and ending, and no other client', async () => {
+    const alice = await connect();
+    const bob = await connect();
+    const sessionEvents = (messages: readonly LogParams[]) =>
+      messages.map((m) => m.data as { event?: string; session?: string }).filter((data) => data.event?.startsWith('session.'));
+    const created = parts(await alice.client.callTool({ name: 'create_session', arguments: {} }));
+    const { sessionId } = created.structured as { sessionId: string };
+    await alice.client.callTool({ name: 'close_session', arguments: { sessionId } });
+    await vi.waitFor(() =>
+      expect(sessionEvents(alice.messages)).toEqual([
+        expect.objectContaining({ event: 'session.created', session: sessionId }),
+        expect.objectContaining({ event: 'session.ended', session: sessionId }),
+      ]),
+    );
+    await bob.client.callTool({ name: 'list_sessions', arguments: {} });
+    expect(sessionEvents(bob.messages)).toEqual([]);
+    expect(JSON.stringify(bob.messages)).not.toContain(sessionId);
+  });
+
   it('reports a failed capability call as a warning', async () => {
     const { client, messages } = await connect();
     const code = "import { trainSchedule } from '@capabilities/trains';\ntry { await trainSchedule.getTrainDetails({ trainId: 1 as unknown as string }); } catch { return 'failed'; }";
