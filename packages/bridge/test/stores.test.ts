@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -124,5 +124,47 @@ describe('the durable stores', () => {
       expect(await approvals.get(hostile)).toBeUndefined();
       await expect(approvals.add({ id: hostile, capability: 'c', function: 'f', params: {}, message: 'm' })).rejects.toMatchObject({ code: 'INTERNAL' });
     }
+  });
+});
+
+describe('the durable run store finds a session\'s kept runs by its index', () => {
+  const kept = (id: string, sessionId: string | undefined, minute: number) => ({
+    id,
+    space: 's',
+    script: `export default ${minute}`,
+    startedAt: `2026-11-27T00:${String(minute).padStart(2, '0')}:00.000Z`,
+    status: 'ended' as const,
+    endedAt: new Date().toISOString(),
+    replay: { clock: { seed: 1, startedAt: 0 }, calls: [], replayable: true },
+    ...(sessionId ? { sessionId } : {}),
+  });
+
+  it('among many sessions, across keep, forget and a reopen (a restart), and a paused plain run beside them', async () => {
+    const { dir: outDir } = await makeProject();
+    const runs = new FileRunStore(outDir);
+    for (let session = 0; session < 50; session++) for (let run = 0; run < 4; run++) runs.keep(kept(`s${session}-r${run}`, `session-${session}`, run));
+    runs.keep({ ...kept('plain', undefined, 1), status: 'paused' });
+    expect((await runs.keptRuns({ sessionId: 'session-7' })).map((r) => r.id)).toEqual(['s7-r0', 's7-r1', 's7-r2', 's7-r3']);
+    runs.forget('s7-r1');
+    expect((await runs.keptRuns({ sessionId: 'session-7' })).map((r) => r.id)).toEqual(['s7-r0', 's7-r2', 's7-r3']);
+    for (const id of ['s7-r0', 's7-r2', 's7-r3']) runs.forget(id);
+    expect(await runs.keptRuns({ sessionId: 'session-7' })).toEqual([]);
+    expect(await runs.keptRuns({ sessionId: 'no-such-session' })).toEqual([]);
+
+    const reopened = new FileRunStore(outDir);
+    expect((await reopened.keptRuns({ sessionId: 'session-8' })).map((r) => r.id)).toEqual(['s8-r0', 's8-r1', 's8-r2', 's8-r3']);
+    expect(await reopened.keptRuns({ sessionId: 'session-7' })).toEqual([]);
+    expect((await reopened.keptRuns({ status: 'paused' })).map((r) => r.id)).toEqual(['plain']);
+  });
+
+  it('finds runs another process kept later through the other queries at once, and by session after a reopen', async () => {
+    const { dir: outDir } = await makeProject();
+    const runs = new FileRunStore(outDir);
+    runs.keep(kept('mine', 'session-a', 1));
+    // Written beside it by another process, after this store opened.
+    writeFileSync(join(outDir, 'state/runs/theirs.json'), JSON.stringify(kept('theirs', 'session-a', 2)), { mode: 0o600 });
+    expect((await runs.keptRuns({ sessionId: 'session-a' })).map((r) => r.id)).toEqual(['mine']);
+    expect((await runs.keptRuns({ status: 'ended' })).map((r) => r.id)).toEqual(['mine', 'theirs']);
+    expect((await new FileRunStore(outDir).keptRuns({ sessionId: 'session-a' })).map((r) => r.id)).toEqual(['mine', 'theirs']);
   });
 });
