@@ -133,7 +133,7 @@ describe('the durable run store finds a session\'s kept runs by its index', () =
     space: 's',
     script: `export default ${minute}`,
     startedAt: `2026-11-27T00:${String(minute).padStart(2, '0')}:00.000Z`,
-    status: 'ended' as const,
+    status: 'succeeded' as const,
     endedAt: new Date().toISOString(),
     replay: { clock: { seed: 1, startedAt: 0 }, calls: [], replayable: true },
     ...(sessionId ? { sessionId } : {}),
@@ -164,7 +164,7 @@ describe('the durable run store finds a session\'s kept runs by its index', () =
     // Written beside it by another process, after this store opened.
     writeFileSync(join(outDir, 'state/runs/theirs.json'), JSON.stringify(kept('theirs', 'session-a', 2)), { mode: 0o600 });
     expect((await runs.keptRuns({ sessionId: 'session-a' })).map((r) => r.id)).toEqual(['mine']);
-    expect((await runs.keptRuns({ status: 'ended' })).map((r) => r.id)).toEqual(['mine', 'theirs']);
+    expect((await runs.keptRuns({ status: 'succeeded' })).map((r) => r.id)).toEqual(['mine', 'theirs']);
     expect((await new FileRunStore(outDir).keptRuns({ sessionId: 'session-a' })).map((r) => r.id)).toEqual(['mine', 'theirs']);
   });
 });
