@@ -166,6 +166,7 @@ function hostOptions(flags: Flags, config: ServedConfig, log: ServerLog): CodeMo
     ...(model ? { model } : {}),
     ...(settings.agentsDir ? { agentsDir: settings.agentsDir } : {}),
     ...(settings.tools ? { tools: settings.tools } : {}),
+    ...(settings.sessionProcesses ? { sessionProcesses: settings.sessionProcesses } : {}),
     ...(flags.conformanceFixtures ? { conformanceFixtures: true } : {}),
   };
   const maxSessions = flags.maxSessions ?? settings.maxSessions;

@@ -90,6 +90,14 @@ export interface SpaceDefinition {
 /** What the server does with a call that needs approval when the MCP client cannot be asked (no elicitation). */
 export type HeadlessMode = 'deny' | 'allow' | 'wait';
 
+/**
+ * Whose sessions one sandbox process may host: one MCP client's (`client`, the default: a crash its code causes ends
+ * none of another client's sessions), or one principal's (`principal`: the clients of one user — `server.auth` — or of
+ * one shared token, or every client of a server without either, share processes; a crash ends that principal's
+ * sessions in the process, never another principal's). See docs/mcp-server.md, "Sessions".
+ */
+export type SessionProcesses = 'client' | 'principal';
+
 /** A per-client request budget of the HTTP transport: at most `requests` per `windowSeconds`. */
 export interface RateLimitSettings {
   requests: number;
@@ -109,6 +117,8 @@ export interface ServerSettings {
    * this is also how many clients can hold sessions at once (docs/runtime.md, "Isolation modes").
    */
   maxSessionProcesses?: number;
+  /** Whose sessions a sandbox process hosts: one client's (default) or one principal's ({@link SessionProcesses}). */
+  sessionProcesses?: SessionProcesses;
   /** Seconds an HTTP client whose standalone SSE stream closed keeps its sessions, waiting for it to reconnect (default 3). */
   disconnectGraceSeconds?: number;
   /** Seconds of silence after which an HTTP client that never opened a standalone SSE stream is closed (default 1800). */

@@ -6,7 +6,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ArgumentsValidator } from './args.js';
 import type { Catalog } from './catalog.js';
 import type { ModelSettings, SkillProject } from '@agent-spaces/sdk';
-import type { HeadlessMode, SpaceDefinition } from './config.js';
+import type { HeadlessMode, SessionProcesses, SpaceDefinition } from './config.js';
 import type { DurableState } from './durable/state.js';
 import { sessionTag, type ServerLog } from './log.js';
 import type { ServerSessions, StoredSession } from './sessions.js';
@@ -23,6 +23,8 @@ export interface HostState {
   readonly shared: SharedSpaces;
   readonly sessions: ServerSessions;
   readonly headlessMode: HeadlessMode;
+  /** Whose sessions one sandbox process hosts: this client's, or its principal's (`server.sessionProcesses`). */
+  readonly sessionProcesses: SessionProcesses;
   readonly approvalTimeoutMs: number;
   /** What outlives the process: approval requests (answered from the CLI, `/approvals` and the console), runs, tasks. */
   readonly durable: DurableState;
@@ -156,6 +158,8 @@ export class Connection {
     const { shared } = this.state;
     const variant = await this.#view(restricted);
     const owner = this.id;
+    // Who the sandbox packs sessions by: sessions of one owner share processes, a crash ends theirs only.
+    const sessionOwner = this.state.sessionProcesses === 'principal' ? this.principal.id : owner;
     const { space, release } = await shared.use(definition, variant);
     release();
     return {
@@ -178,8 +182,8 @@ export class Connection {
           current.release();
         }
       },
-      createSession: () => this.#session(definition, variant, (space) => space.createSession({ owner })),
-      restoreSession: (id) => this.#session(definition, variant, async (space) => (await space.restoreSession(id, { owner })).session),
+      createSession: () => this.#session(definition, variant, (space) => space.createSession({ owner: sessionOwner })),
+      restoreSession: (id) => this.#session(definition, variant, async (space) => (await space.restoreSession(id, { owner: sessionOwner })).session),
     };
   }
 

@@ -15,7 +15,7 @@ import type { Server as ModernServer } from '@modelcontextprotocol/server';
 import { DEFAULT_AGENTS_DIR, confinedPath, mergeAgentSpaces, scanAgentFiles, watchAgentFiles, type AgentFileScan } from './agent-files.js';
 import { ArgumentsValidator } from './args.js';
 import type { ModelSettings } from '@agent-spaces/sdk';
-import { isPromptTool, isToolListed, parseServerConfig, type HeadlessMode, type SpaceDefinition, type ToolGroup } from './config.js';
+import { isPromptTool, isToolListed, parseServerConfig, type HeadlessMode, type SessionProcesses, type SpaceDefinition, type ToolGroup } from './config.js';
 import { Connection, type HostState } from './connection.js';
 import { builtCatalogEntries, type CatalogOptions } from './catalog.js';
 import { conformanceTools, installConformanceFixtures } from './conformance.js';
@@ -68,6 +68,8 @@ export interface CodeModeServerOptions {
   maxSessions?: number;
   /** Most sessions of one client (default 16); one more fails `TOO_MANY_SESSIONS`. */
   maxSessionsPerClient?: number;
+  /** Whose sessions one sandbox process hosts: one client's (default) or one principal's. */
+  sessionProcesses?: SessionProcesses;
   /** What approvals do when the client cannot be asked through elicitation (default `deny`). */
   headlessMode?: HeadlessMode;
   /** How long an elicitation waits for the person, in seconds (default 600). */
@@ -377,6 +379,7 @@ function hostState(options: CodeModeServerOptions, where: string): HostState {
         timeoutSeconds: options.timeoutSeconds,
         maxSessions: options.maxSessions,
         maxSessionsPerClient: options.maxSessionsPerClient,
+        sessionProcesses: options.sessionProcesses,
         headlessMode: options.headlessMode,
       },
     },
@@ -401,6 +404,7 @@ function hostState(options: CodeModeServerOptions, where: string): HostState {
       replica: () => options.engines?.replicas,
     }),
     headlessMode: settings.headlessMode ?? 'deny',
+    sessionProcesses: settings.sessionProcesses ?? 'client',
     approvalTimeoutMs: (options.approvalTimeoutSeconds ?? 600) * 1000,
     baseDir,
     skillProject: {

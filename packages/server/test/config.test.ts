@@ -69,6 +69,9 @@ describe('parseServerConfig', () => {
     expect(problem({ server: { maxSessionProcesses: 0 } }).key).toBe('server.maxSessionProcesses');
     expect(problem({ server: { requestTimeoutSeconds: -1 } }).key).toBe('server.requestTimeoutSeconds');
     expect(problem({ server: { headlessMode: 'ask' } }).key).toBe('server.headlessMode');
+    for (const sessionProcesses of ['user', 'Principal', '', 1, null, ['client']]) {
+      expect(problem({ server: { sessionProcesses } }).key).toBe('server.sessionProcesses');
+    }
     expect(problem({ server: { port: 70000 } }).key).toBe('server.port');
     expect(problem({ spaces: {} }).key).toBe('spaces');
   });
@@ -87,7 +90,7 @@ describe('config.schema.json agrees with the server types', () => {
   const definitions = fileSchema('config').definitions as Record<string, { properties?: object; additionalProperties?: unknown }>;
   // `satisfies` makes a key added to a type without a line here a type error; the test makes it a schema property.
   const serverKeys = {
-    timeoutSeconds: 1, maxSessions: 1, maxSessionsPerClient: 1, maxSessionProcesses: 1, disconnectGraceSeconds: 1, clientIdleSeconds: 1,
+    timeoutSeconds: 1, maxSessions: 1, maxSessionsPerClient: 1, maxSessionProcesses: 1, sessionProcesses: 1, disconnectGraceSeconds: 1, clientIdleSeconds: 1,
     unusedClientSeconds: 1, maxUnusedClientsPerAddress: 1, maxUnusedClients: 1, requestTimeoutSeconds: 1, headlessMode: 1, host: 1, port: 1,
     allowedHosts: 1, allowedOrigins: 1, rateLimit: 1, databaseUrl: 1, redisUrl: 1, advertiseUrl: 1, auth: 1, agentsDir: 1, assignment: 1, a2a: 1,
     tools: 1,
