@@ -140,6 +140,11 @@ describe('agent-spaces', () => {
     const perClient = await cli('mcp', 'serve', '--max-sessions-per-client', '0');
     expect(perClient.code).toBe(2);
     expect(perClient.stderr).toContain('--max-sessions-per-client must be an integer from 1 to 100000, got "0"');
+    for (const value of ['user', 'Principal', 'clients', '']) {
+      const packing = await cli('mcp', 'serve', '--session-processes', value);
+      expect(packing.code).toBe(2);
+      expect(packing.stderr).toContain(`--session-processes must be "client" or "principal", got "${value}"`);
+    }
   });
 
   it('names the config problem when the config is invalid', async () => {

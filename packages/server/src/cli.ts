@@ -2,7 +2,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { configSpaceOptions, warmSandboxProcesses } from '@agent-spaces/sdk';
-import { parseServerConfig, type HeadlessMode, type ServerConfig, type ServerSettings, type SpaceDefinition } from './config.js';
+import { parseServerConfig, type HeadlessMode, type ServerConfig, type ServerSettings, type SessionProcesses, type SpaceDefinition } from './config.js';
 import type { ClientLifecycle } from './http-clients.js';
 import { startHttpServer, type HttpServerHandle } from './http.js';
 import { LOG_FORMATS, createServerLog, type LogFormat, type ServerLog } from './log.js';
@@ -32,7 +32,7 @@ export const AUTH_TOKEN_ENV = 'AGENT_SPACES_MCP_TOKEN';
 
 /**
  * `agent-spaces mcp serve [--stdio | --port 8080 --host 127.0.0.1] [--timeout 3600] [--max-sessions N]
- * [--max-sessions-per-client N] [--auth-token T] [--headless deny|allow|wait] [--log-format text|json] [--config F]
+ * [--max-sessions-per-client N] [--session-processes client|principal] [--auth-token T] [--headless deny|allow|wait] [--log-format text|json] [--config F]
  * [--out DIR] [--conformance-fixtures]`: serves the config's spaces (or one `default` space of every built capability) over stdio (the
  * default) or Streamable HTTP until stdin ends or SIGINT/SIGTERM/SIGHUP. Everything it prints goes to stderr (stdout is the
  * stdio transport): with `--log-format json` only log lines, one JSON object each; with `text` (the default) human
@@ -166,13 +166,14 @@ function hostOptions(flags: Flags, config: ServedConfig, log: ServerLog): CodeMo
     ...(model ? { model } : {}),
     ...(settings.agentsDir ? { agentsDir: settings.agentsDir } : {}),
     ...(settings.tools ? { tools: settings.tools } : {}),
-    ...(settings.sessionProcesses ? { sessionProcesses: settings.sessionProcesses } : {}),
     ...(flags.conformanceFixtures ? { conformanceFixtures: true } : {}),
   };
   const maxSessions = flags.maxSessions ?? settings.maxSessions;
   if (maxSessions !== undefined) options.maxSessions = maxSessions;
   const maxSessionsPerClient = flags.maxSessionsPerClient ?? settings.maxSessionsPerClient;
   if (maxSessionsPerClient !== undefined) options.maxSessionsPerClient = maxSessionsPerClient;
+  const sessionProcesses = flags.sessionProcesses ?? settings.sessionProcesses;
+  if (sessionProcesses !== undefined) options.sessionProcesses = sessionProcesses;
   return options;
 }
 
@@ -312,6 +313,7 @@ interface Flags {
   timeout?: number;
   maxSessions?: number;
   maxSessionsPerClient?: number;
+  sessionProcesses?: SessionProcesses;
   authToken?: string;
   headless?: HeadlessMode;
   logFormat?: LogFormat;
@@ -348,6 +350,11 @@ function readFlags(values: ServeContext['values']): Flags {
   if (maxSessions !== undefined) flags.maxSessions = maxSessions;
   const maxSessionsPerClient = integer('max-sessions-per-client', 1, 100_000);
   if (maxSessionsPerClient !== undefined) flags.maxSessionsPerClient = maxSessionsPerClient;
+  const sessionProcesses = text('session-processes');
+  if (sessionProcesses !== undefined && sessionProcesses !== 'client' && sessionProcesses !== 'principal') {
+    throw new Error(`--session-processes must be "client" or "principal", got "${sessionProcesses}"`);
+  }
+  if (sessionProcesses !== undefined) flags.sessionProcesses = sessionProcesses;
   const authToken = text('auth-token');
   if (authToken !== undefined) flags.authToken = authToken;
   const headless = text('headless');

@@ -119,6 +119,7 @@ export const commands: Command[] = [
       timeout: { type: 'string', description: 'Idle timeout of sessions in seconds (default: 3600)', valueName: 's' },
       'max-sessions': { type: 'string', description: 'Most sessions of all clients; see docs/mcp-server.md for the cap (default: 256)', valueName: 'n' },
       'max-sessions-per-client': { type: 'string', description: 'Most sessions of one client (default: 16)', valueName: 'n' },
+      'session-processes': { type: 'string', description: "Whose sessions a sandbox process hosts: one client's (default) or one principal's", valueName: 'client|principal' },
       'auth-token': { type: 'string', description: "Bearer token every HTTP request must carry (default: $AGENT_SPACES_MCP_TOKEN; not with the config's server.auth)", valueName: 'token' },
       headless: { type: 'string', description: 'Calls needing approval when the client cannot be asked: deny (default), allow, or wait for `agent-spaces approvals`', valueName: 'deny|allow|wait' },
       'log-format': { type: 'string', description: 'Log lines on stderr: text (default) or json (one object per line)', valueName: 'text|json' },
