@@ -48,7 +48,7 @@ describe('--help', () => {
     }
     expect(helps.find((h) => h.path.join(' ') === 'capabilities build')!.result.stdout).toContain('-w, --watch');
     const serve = helps.find((h) => h.path.join(' ') === 'mcp serve')!.result.stdout;
-    expect(serve).toMatch(/--max-sessions-per-client <n> {2}Most sessions/);
+    expect(serve).toMatch(/--session-processes <client\|principal> {2}Whose sessions/);
   }, 120_000);
 
   it.each(['capabilities', 'skills', 'approvals', 'mcp'])('%s --help lists the group\'s commands and exits 0', async (group) => {
