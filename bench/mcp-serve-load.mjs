@@ -28,7 +28,8 @@
 // node start with --no-node-snapshot, which every client's own sandbox process costs.
 //
 // Run after `npm run build`: node bench/mcp-serve-load.mjs [--mode embedded|shared|replicas|all] [--clients 100]
-//   [--rounds 1,10,100] [--client 1.x|v2|both] [--idle] [--steady] [--root <another built checkout, served instead of this one>]
+//   [--rounds 1,10,100] [--client 1.x|v2|both] [--idle] [--steady] [--session-processes client|principal]
+//   [--root <another built checkout, served instead of this one>]
 // Quick path: --mode embedded --rounds 10,100 --client 1.x (naming --rounds skips the idle costs unless --idle).
 // (BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.)
 import { spawn, execFileSync } from 'node:child_process';
@@ -57,6 +58,8 @@ const ROUNDS = argument('rounds', `1,10,${CLIENTS}`).split(',').map(Number);
 const IDLE = process.argv.includes('--idle') || !process.argv.includes('--rounds');
 // --steady: after the rounds, the same numbers of clients already connected with a session run scripts (steadyRound).
 const STEADY = process.argv.includes('--steady');
+// --session-processes principal: the servers pack sessions by principal (every client here is one, `local`).
+const SESSION_PROCESSES = argument('session-processes', undefined);
 const clientArg = argument('client', 'both');
 if (!['1.x', 'v2', 'both'].includes(clientArg)) throw new Error(`--client must be 1.x, v2 or both, not ${clientArg}`);
 const KINDS = clientArg === 'both' ? ['1.x', 'v2'] : [clientArg];
@@ -242,11 +245,13 @@ async function oneClient(url, i, leave, kind = '1.x') {
 
 /** A real `mcp serve` child on a free port with `flags`; resolves once it serves, with its URL and pid. */
 async function startServer(flags = []) {
-  // With the flag the shim runs the server itself (no re-exec), so `child` is the server and SIGTERM reaches it.
-  const nodeFlags = ['--no-node-snapshot', ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [])];
+  // Plain node, as the bin's shebang starts it (its sandbox processes set --no-node-snapshot themselves).
+  const nodeFlags = process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [];
   // Every v2 client is the same principal (no token): its REPL sessions count against one client's cap.
   const sessionCap = ['--max-sessions-per-client', String(Math.max(16, CLIENTS))];
-  const child = spawn(process.execPath, [...nodeFlags, cli, 'mcp', 'serve', '--port', '0', ...sessionCap, ...flags], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  const packing = SESSION_PROCESSES ? ['--session-processes', SESSION_PROCESSES] : [];
+  const serve = [cli, 'mcp', 'serve', '--port', '0', ...sessionCap, ...packing, ...flags];
+  const child = spawn(process.execPath, [...nodeFlags, ...serve], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const url = await new Promise((resolve, reject) => {
     child.stderr.on('data', (chunk) => {
@@ -491,7 +496,8 @@ async function runMode(mode) {
     // Warm every server once (first typecheck loads TypeScript): through the balancer, one client per replica.
     for (let i = 0; i < deployment.servers.length; i++) await oneClient(deployment.url, 0, 'delete');
     await sleep(AFTER_MS);
-    console.log(`\nmode ${mode}: ${MODES[mode]} (Streamable HTTP, official SDK clients; each: create_session, send_code, execute)`);
+    const packing = SESSION_PROCESSES ? `; sessions packed by ${SESSION_PROCESSES}` : '';
+    console.log(`\nmode ${mode}: ${MODES[mode]} (Streamable HTTP, official SDK clients; each: create_session, send_code, execute${packing})`);
     console.log('clients  client          ok       execute p50/p95    send_code p50/p95   RSS server before/peak/after    RSS with sandboxes before/peak/after');
     const legs = KINDS.flatMap((kind) => (kind === 'v2' ? [['v2', 'close_session']] : [['1.x', 'delete'], ['1.x', 'close']]));
     for (const n of ROUNDS) {
