@@ -67,6 +67,11 @@ export interface RunOptions {
 export interface SessionOptions {
   /** Who the session is for: a `ProcessSandbox` hosts it only with the owner's other sessions. Ignored in-process. */
   owner?: string;
+  /**
+   * Whose sessions a `ProcessSandbox` may host beside this one instead of the owner's alone: a wider group that trusts
+   * itself (e.g. the owner's principal), whose sessions a crash of any of them then ends. Ignored in-process.
+   */
+  processGroup?: string;
 }
 
 /** What a sandbox holds right now: sandbox processes alive (none in-process) and sessions open. */

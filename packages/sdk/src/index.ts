@@ -1,6 +1,6 @@
 export { SANDBOX_DECLARATIONS } from './declarations.js';
 export { configSpaceOptions, createSpace } from './space.js';
-export type { DirectCallOptions, RestoredSession, RunOptions, Session, Space, SpaceOptions, SpaceStores } from './types.js';
+export type { DirectCallOptions, RestoredSession, RestoreOptions, RunOptions, Session, Space, SpaceOptions, SpaceStores } from './types.js';
 export { awaitedApprovals } from './durable/resume.js';
 export { Run, type RunLog, type RunResult, type RunStats } from './run.js';
 export { deleteSkill, hiddenSkills, listSkills, mirrorSkills, rebuildSkills, saveSkill, type SaveSkillOptions, type SavedSkill, type SharedSkill, type SkillInfo, type SkillProject, type SkillRecord, type SkillRecords } from './skills.js';

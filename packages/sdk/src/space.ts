@@ -76,7 +76,7 @@ export async function createSpace(options: SpaceOptions = {}): Promise<Space> {
     runs,
     approvals: bridge.approvals,
     replayRun: (code, runOptions, replay) => start(code, runOptions, (c, o) => sandbox.run(c, o), undefined, replay),
-    openSession: (id, owner) => sessions.open(owner === undefined ? {} : { owner }, id),
+    openSession: (id, sessionOptions) => sessions.open(sessionOptions, id),
   };
   const agentViews = new AgentViews(options, createSpace);
   const space: Space = {

@@ -174,7 +174,7 @@ export interface Space {
    * Restores a session from its kept runs (after a restart): its runs replay against their ledgers, so its variables
    * are back with no side effect repeated; a last paused run is resumed. Rejects `REPLAY_UNAVAILABLE` / `REPLAY_DIVERGED`.
    */
-  restoreSession(sessionId: string, options?: RunOptions): Promise<RestoredSession>;
+  restoreSession(sessionId: string, options?: RestoreOptions): Promise<RestoredSession>;
   /** The `.d.ts` text of every module agent code may import, by file name. */
   declarations(): ReadonlyMap<string, string>;
   /** How many sandbox processes (0 in-process) and sessions the space holds now. */
@@ -188,6 +188,9 @@ export interface Space {
   /** Ends every session, frees the sandbox and writes the results recorded but not yet written. */
   close(): Promise<void>;
 }
+
+/** Options of `space.restoreSession`: those of its runs' replays, and whose sessions may share its process. */
+export type RestoreOptions = RunOptions & Pick<SessionOptions, 'processGroup'>;
 
 /** What `space.restoreSession` gives: the session, and the result of its paused run resumed (when it had one). */
 export interface RestoredSession {

@@ -158,8 +158,8 @@ export class Connection {
     const { shared } = this.state;
     const variant = await this.#view(restricted);
     const owner = this.id;
-    // Who the sandbox packs sessions by: sessions of one owner share processes, a crash ends theirs only.
-    const sessionOwner = this.state.sessionProcesses === 'principal' ? this.principal.id : owner;
+    // With `sessionProcesses: 'principal'`, this client's sessions share processes with its principal's other clients'.
+    const sessions = this.state.sessionProcesses === 'principal' ? { owner, processGroup: this.principal.id } : { owner };
     const { space, release } = await shared.use(definition, variant);
     release();
     return {
@@ -182,8 +182,8 @@ export class Connection {
           current.release();
         }
       },
-      createSession: () => this.#session(definition, variant, (space) => space.createSession({ owner: sessionOwner })),
-      restoreSession: (id) => this.#session(definition, variant, async (space) => (await space.restoreSession(id, { owner: sessionOwner })).session),
+      createSession: () => this.#session(definition, variant, (space) => space.createSession(sessions)),
+      restoreSession: (id) => this.#session(definition, variant, async (space) => (await space.restoreSession(id, sessions)).session),
     };
   }
 

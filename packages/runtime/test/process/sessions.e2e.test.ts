@@ -36,9 +36,9 @@ async function settlePool(): Promise<number> {
 }
 
 /** Creates a session of `owner` and declares `name` in it; `pid` is the process it started, if it needed a new one. */
-async function opened(owner: string | undefined, name: string): Promise<{ session: ProcessSession; pid: number | undefined }> {
+async function opened(owner: string | undefined, name: string, processGroup?: string): Promise<{ session: ProcessSession; pid: number | undefined }> {
   const before = new Set(sandboxChildren());
-  const session = sandbox!.createSession(owner === undefined ? {} : { owner });
+  const session = sandbox!.createSession({ ...(owner === undefined ? {} : { owner }), ...(processGroup === undefined ? {} : { processGroup }) });
   await value(session, `const name = '${name}';`);
   const started = sandboxChildren().filter((pid) => !before.has(pid));
   expect(started.length).toBeLessThanOrEqual(1);
@@ -178,6 +178,23 @@ describe('one owner per session process', () => {
       for (const { session } of kept) expect(await value(session, 'return name;')).toMatch(/^[bn]\d$/);
     }
     expect(sandbox!.stats().sessions).toBe(1);
+  });
+
+  it('packs the sessions of a processGroup\'s owners together and no other\'s; a crash ends the group\'s sessions only', async () => {
+    open({ sessionsPerProcess: 32 });
+    await settlePool();
+    const placed = [await opened('alice-1', 'a1', 'alice'), await opened('alice-2', 'a2', 'alice'), await opened('bob-1', 'b1', 'bob'), await opened('alice', 'x1')];
+    // alice-2 joins alice-1's process; bob's group and the owner named like alice's group get processes of their own.
+    expect(placed.map(({ pid }) => pid !== undefined)).toEqual([true, false, true, true]);
+    process.kill(placed[0]!.pid!, 'SIGKILL');
+    for (const { session } of placed.slice(0, 2)) await vi.waitFor(async () => expectCode(await session.run('return 1;', { port: createPort() }), 'SESSION_CLOSED'));
+    expect(await value(placed[2]!.session, 'return name;')).toBe('b1');
+    expect(await value(placed[3]!.session, 'return name;')).toBe('x1');
+    for (const processGroup of [1, {}, null, true]) {
+      expect(() => sandbox!.createSession({ owner: 'a', processGroup: processGroup as never })).toThrow(
+        expect.objectContaining({ code: 'CONFIG_INVALID', data: { field: 'processGroup' } }),
+      );
+    }
   });
 
   it('never hands a session a process that ran a plain run: that process crashing ends no session', async () => {

@@ -1,7 +1,8 @@
 import { AgentSpacesError } from '@agent-spaces/capabilities';
 import type { ApprovalOutcome, Approvals, KeptRun, RunStore } from '@agent-spaces/bridge';
 import type { Run, RunResult } from '../run.js';
-import type { RestoredSession, RunOptions, Session } from '../types.js';
+import type { SessionOptions } from '@agent-spaces/runtime';
+import type { RestoredSession, RestoreOptions, RunOptions, Session } from '../types.js';
 import type { Replay } from './replay.js';
 
 /** What resuming needs of a space. */
@@ -11,7 +12,7 @@ export interface ResumeParts {
   /** Starts a run of the space that replays `replay`. */
   replayRun(code: string, options: RunOptions, replay: Replay): Run;
   /** A new session of the space under `id`, and its replaying runner. */
-  openSession(id: string, owner: string | undefined): { session: Session; replay(code: string, options: RunOptions, replay: Replay): Run };
+  openSession(id: string, options: SessionOptions): { session: Session; replay(code: string, options: RunOptions, replay: Replay): Run };
 }
 
 /**
@@ -34,10 +35,11 @@ export async function resumeRun(parts: ResumeParts, runId: string, options: RunO
  * `REPLAY_UNAVAILABLE` (nothing kept, a run not replayable, an answer missing) or `REPLAY_DIVERGED`; the new session is
  * closed then.
  */
-export async function restoreSession(parts: ResumeParts, sessionId: string, options: RunOptions): Promise<RestoredSession> {
+export async function restoreSession(parts: ResumeParts, sessionId: string, options: RestoreOptions): Promise<RestoredSession> {
   const runs = await parts.runs.keptRuns({ sessionId });
   if (runs.length === 0) throw unavailable(sessionId, 'no run of this session is kept', 'session');
-  const { session, replay } = parts.openSession(sessionId, options.owner ?? runs[0]!.owner);
+  const owner = options.owner ?? runs[0]!.owner;
+  const { session, replay } = parts.openSession(sessionId, { ...(owner === undefined ? {} : { owner }), ...(options.processGroup === undefined ? {} : { processGroup: options.processGroup }) });
   try {
     let resumed: RunResult | undefined;
     for (const kept of runs) {

@@ -31,6 +31,8 @@ export interface ProcessOptions {
 }
 
 const DEFAULTS: Required<ProcessOptions> = { maxProcesses: 4, maxRssMb: 512, idleMs: 10_000, sessionsPerProcess: 32, maxSessionProcesses: 128 };
+/** Starts the key sessions of a process group are packed by: a NUL no owner id of the host's has. */
+const GROUP_KEY = '\u0000group:';
 /** What a new process runs once to warm up. */
 const WARM_UP = 'export default 0;';
 const CLOSED: WireError = { code: 'SPACE_CLOSED', message: 'The sandbox was closed during the run' };
@@ -104,7 +106,7 @@ export class ProcessSandbox implements AgentSandbox {
   async run(code: string, options: RunOptions): Promise<RunOutcome> {
     const started = performance.now();
     if (this.#closed) return failed({ code: 'SPACE_CLOSED', message: 'The sandbox is closed' }, started);
-    const owner = ownerOf(options);
+    const owner = ownerOf(options.owner);
     if ('error' in owner) return failed(owner.error, started);
     const prepared = await prepareRun(code, this.#limits, options.limits, this.#modules, options.clock);
     if ('error' in prepared) return failed(prepared.error, started);
@@ -115,15 +117,17 @@ export class ProcessSandbox implements AgentSandbox {
 
   /**
    * A session: one context, in its own isolate, whose top-level declarations carry over. It is placed in a sandbox
-   * process hosting other sessions of `options.owner` when one has room, else in a new one: never with another
-   * owner's. Throws `SPACE_CLOSED` once closed, `CONFIG_INVALID` for a bad owner, `TOO_MANY_SESSIONS` when the owner
+   * process hosting other sessions of `options.owner` (or of its `processGroup`) when one has room, else in a new one:
+   * never with another owner's (group's). Throws `SPACE_CLOSED` once closed, `CONFIG_INVALID` for a bad owner, `TOO_MANY_SESSIONS` when the owner
    * holds its share of `maxSessionProcesses`, full, or every session process hosts other owners' sessions.
    */
   createSession(options?: SessionOptions): ProcessSession {
     if (this.#closed) throw new AgentSpacesError('SPACE_CLOSED', 'The sandbox is closed');
-    const owner = ownerOf(options);
+    const owner = options?.processGroup === undefined ? ownerOf(options?.owner) : ownerOf(options.processGroup, 'processGroup');
     if ('error' in owner) throw new AgentSpacesError('CONFIG_INVALID', owner.error.message, owner.error.data);
-    const session = new ProcessSession(this.#limits, () => this.#modules, owner.owner, this.#sessionChildren, (s) => this.#sessions.delete(s));
+    // A group packs apart from every owner, even one of the same name.
+    const packedBy = options?.processGroup === undefined ? owner.owner : `${GROUP_KEY}${options.processGroup}`;
+    const session = new ProcessSession(this.#limits, () => this.#modules, packedBy, this.#sessionChildren, (s) => this.#sessions.delete(s));
     this.#sessions.add(session);
     return session;
   }
@@ -155,7 +159,7 @@ export class ProcessSandbox implements AgentSandbox {
 export class ProcessSession implements SandboxSessionHandle, PlacedSession {
   /** Unique id of the session. */
   readonly id: string = randomUUID();
-  /** Who the session is for. */
+  /** Whose sessions it is packed with: its owner's, or its process group's (a key no owner has). */
   readonly owner: string | undefined;
   readonly #sessionChild: SessionChild;
   readonly #limits: RunLimits;
@@ -260,10 +264,9 @@ function resolveOptions(options: ProcessOptions): Required<ProcessOptions> {
 }
 
 /** `options.owner`, or the `CONFIG_INVALID` error naming it when it is not a string. */
-function ownerOf(options: { owner?: unknown } | undefined): { owner: string | undefined } | { error: WireError } {
-  const owner = options?.owner;
+function ownerOf(owner: unknown, field = 'owner'): { owner: string | undefined } | { error: WireError } {
   if (owner === undefined || typeof owner === 'string') return { owner };
-  return { error: { code: 'CONFIG_INVALID', message: `owner must be a string, got ${typeof owner}`, data: { field: 'owner' } } };
+  return { error: { code: 'CONFIG_INVALID', message: `${field} must be a string, got ${typeof owner}`, data: { field } } };
 }
 
 function gone(child: SupervisedChild): Promise<void> {
