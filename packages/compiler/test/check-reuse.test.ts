@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Program } from 'typescript';
+import ts, { type Program } from 'typescript';
 import { createTypechecker } from '../src/check/index.js';
 import { ServiceTypechecker } from '../src/check/service.js';
 
@@ -35,6 +35,17 @@ describe('reuse', () => {
     expect(libFiles(second.getProgram()!)).toHaveLength(libs1.length);
     libFiles(second.getProgram()!).forEach((file, i) => expect(file).toBe(libs1[i]));
     second.dispose();
+  });
+
+  it('resolves an import against the files of each check, though resolutions are kept between checks', () => {
+    const checker = new ServiceTypechecker(ts, declarations);
+    const importer = "import { n } from './agent-1';\nimport { answer } from '@capabilities/answer';\nexport default n + answer;";
+    const codes = (requests: { code: string }[]) => checker.checkRequests(requests)[0]!.diagnostics.map((d) => d.code);
+    // Alone, the script imports a file that does not exist; checked with a second script, it is that script's file.
+    expect(codes([{ code: importer }])).toEqual([2307]);
+    expect(codes([{ code: importer }, { code: 'export const n = 1;' }])).toEqual([]);
+    expect(codes([{ code: importer }])).toEqual([2307]);
+    checker.dispose();
   });
 
   it('gives a new typechecker the declarations it was given, not another one\'s file of the same name', async () => {

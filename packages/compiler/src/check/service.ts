@@ -39,12 +39,19 @@ export class ServiceTypechecker implements Typechecker {
   readonly #batches = new Batcher<CheckRequest, CheckResult>((requests) => this.#checkAll(requests));
   #agentFiles = 0;
   #projectVersion = 0;
+  /**
+   * Module resolutions of the programs since the set of files last changed: each check's new program resolves its
+   * imports from here rather than walking the virtual folders again. Only the set of file paths decides a resolution
+   * (nothing else exists), so a file added or removed starts a new cache.
+   */
+  #resolutions: ts.ModuleResolutionCache;
   #declarationDiagnostics: TypecheckDiagnostic[] | undefined;
   #disposed = false;
 
   constructor(typescript: typeof ts, declarations: ReadonlyMap<string, string>) {
     this.#ts = typescript;
     this.#libs = sharedLibraries(typescript);
+    this.#resolutions = this.#newResolutions();
     this.setDeclarations(declarations);
     this.#service = typescript.createLanguageService(this.#host(), this.#libs.registry);
   }
@@ -197,12 +204,15 @@ export class ServiceTypechecker implements Typechecker {
   }
 
   #deleteFile(path: string): void {
-    if (this.#files.delete(path)) this.#projectVersion++;
+    if (!this.#files.delete(path)) return;
+    this.#projectVersion++;
+    this.#resolutions = this.#newResolutions();
   }
 
   #setFile(path: string, text: string): void {
     const current = this.#files.get(path);
     if (current?.text === text) return;
+    if (!current) this.#resolutions = this.#newResolutions();
     const snapshot = this.#ts.ScriptSnapshot.fromString(text);
     this.#files.set(path, { text, version: ++lastScriptVersion, snapshot });
     this.#projectVersion++;
@@ -213,7 +223,8 @@ export class ServiceTypechecker implements Typechecker {
     const libs = this.#libs;
     const isLib = (path: string) => path.startsWith(`${libs.dir}/`);
     const options = typescript.convertCompilerOptionsFromJson(CHECK_COMPILER_OPTIONS, ROOT).options;
-    return {
+    // `getModuleResolutionCache` is the CompilerHost's; the language service passes it on to each program it makes.
+    const host: ts.LanguageServiceHost & Pick<ts.CompilerHost, 'getModuleResolutionCache'> = {
       getCompilationSettings: () => options,
       jsDocParsingMode: libs.jsDocParsingMode,
       getProjectVersion: () => String(this.#projectVersion),
@@ -231,7 +242,19 @@ export class ServiceTypechecker implements Typechecker {
       },
       directoryExists: (dir) => dir === ROOT || dir === DECLARATIONS_DIR || dir === libs.dir,
       getDirectories: () => [],
+      getModuleResolutionCache: () => this.#resolutions,
+      resolveModuleNameLiterals: (literals, containingFile, redirected, literalOptions, containingSourceFile) =>
+        literals.map((literal) => {
+          const mode = typescript.getModeForUsageLocation(containingSourceFile, literal, literalOptions);
+          return typescript.resolveModuleName(literal.text, containingFile, literalOptions, host, this.#resolutions, redirected, mode);
+        }),
     };
+    return host;
+  }
+
+  #newResolutions(): ts.ModuleResolutionCache {
+    const options = this.#ts.convertCompilerOptionsFromJson(CHECK_COMPILER_OPTIONS, ROOT).options;
+    return this.#ts.createModuleResolutionCache(ROOT, (fileName) => fileName, options);
   }
 
   #category(diagnostic: ts.Diagnostic): TypecheckDiagnostic['category'] {
