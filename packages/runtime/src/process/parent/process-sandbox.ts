@@ -118,8 +118,9 @@ export class ProcessSandbox implements AgentSandbox {
   /**
    * A session: one context, in its own isolate, whose top-level declarations carry over. It is placed in a sandbox
    * process hosting other sessions of `options.owner` (or of its `processGroup`) when one has room, else in a new one:
-   * never with another owner's (group's). Throws `SPACE_CLOSED` once closed, `CONFIG_INVALID` for a bad owner, `TOO_MANY_SESSIONS` when the owner
-   * holds its share of `maxSessionProcesses`, full, or every session process hosts other owners' sessions.
+   * never with another owner's (group's). Throws `SPACE_CLOSED` once closed, `CONFIG_INVALID` for a bad owner or
+   * group, `TOO_MANY_SESSIONS` when the owner holds its share of `maxSessionProcesses`, full, or every session process
+   * hosts other owners' sessions.
    */
   createSession(options?: SessionOptions): ProcessSession {
     if (this.#closed) throw new AgentSpacesError('SPACE_CLOSED', 'The sandbox is closed');
@@ -263,7 +264,7 @@ function resolveOptions(options: ProcessOptions): Required<ProcessOptions> {
   return resolved;
 }
 
-/** `options.owner`, or the `CONFIG_INVALID` error naming it when it is not a string. */
+/** `owner` (option `field`'s value), or the `CONFIG_INVALID` error naming `field` when it is not a string. */
 function ownerOf(owner: unknown, field = 'owner'): { owner: string | undefined } | { error: WireError } {
   if (owner === undefined || typeof owner === 'string') return { owner };
   return { error: { code: 'CONFIG_INVALID', message: `${field} must be a string, got ${typeof owner}`, data: { field } } };
