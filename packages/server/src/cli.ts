@@ -32,11 +32,12 @@ export const AUTH_TOKEN_ENV = 'AGENT_SPACES_MCP_TOKEN';
 
 /**
  * `agent-spaces mcp serve [--stdio | --port 8080 --host 127.0.0.1] [--timeout 3600] [--max-sessions N]
- * [--max-sessions-per-client N] [--session-processes client|principal] [--auth-token T] [--headless deny|allow|wait] [--log-format text|json] [--config F]
- * [--out DIR] [--conformance-fixtures]`: serves the config's spaces (or one `default` space of every built capability) over stdio (the
- * default) or Streamable HTTP until stdin ends or SIGINT/SIGTERM/SIGHUP. Everything it prints goes to stderr (stdout is the
- * stdio transport): with `--log-format json` only log lines, one JSON object each; with `text` (the default) human
- * messages and one text line per log event. Returns 0, or 2 for a bad option value.
+ * [--max-sessions-per-client N] [--session-processes client|principal] [--auth-token T] [--headless deny|allow|wait]
+ * [--log-format text|json] [--config F] [--out DIR] [--conformance-fixtures]`: serves the config's spaces (or one
+ * `default` space of every built capability) over stdio (the default) or Streamable HTTP until stdin ends or a
+ * {@link STOP_SIGNALS} signal. Everything it prints goes to stderr (stdout is the stdio transport): with
+ * `--log-format json` only log lines, one JSON object each; with `text` (the default) human messages and one text line
+ * per log event. Returns 0, or 2 for a bad option value.
  */
 export async function serve(context: ServeContext): Promise<number> {
   const { values, output } = context;
