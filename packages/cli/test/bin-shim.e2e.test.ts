@@ -41,19 +41,24 @@ describe('the bin shim', () => {
       stdio: 'ignore',
     });
     const exited = new Promise<number | null>((done) => shim.on('exit', (code) => done(code)));
-    await expect.poll(() => answers(port), { timeout: 20_000, interval: 200 }).toBe(true);
-    // Its warm sandbox process is up: every node child is one, started with the flag; none runs the CLI again (the
-    // other children are esbuild's service).
-    const nodeChildren = () => childCommands(shim.pid!).filter((command) => command[0] === process.execPath);
-    await expect.poll(() => nodeChildren().length, { timeout: 10_000, interval: 100 }).toBeGreaterThan(0);
-    for (const command of nodeChildren()) {
-      expect(command).toContain('--no-node-snapshot');
-      expect(command.join(' ')).toContain('process-child');
+    try {
+      await expect.poll(() => answers(port), { timeout: 20_000, interval: 200 }).toBe(true);
+      // Its warm sandbox process is up: every node child is one, started with the flag; none runs the CLI again (the
+      // other children are esbuild's service).
+      const nodeChildren = () => childCommands(shim.pid!).filter((command) => command[0] === process.execPath);
+      await expect.poll(() => nodeChildren().length, { timeout: 10_000, interval: 100 }).toBeGreaterThan(0);
+      for (const command of nodeChildren()) {
+        expect(command).toContain('--no-node-snapshot');
+        expect(command.join(' ')).toContain('process-child');
+      }
+      expect(childCommands(shim.pid!).flat()).not.toContain(CLI_BIN);
+      shim.kill(signal);
+      expect(await exited).toBe(0);
+      await expect.poll(() => answers(port), { timeout: 10_000, interval: 200 }).toBe(false);
+    } finally {
+      // A failed assertion above must not leave the server running.
+      if (shim.exitCode === null && shim.signalCode === null) shim.kill('SIGKILL');
     }
-    expect(childCommands(shim.pid!).flat()).not.toContain(CLI_BIN);
-    shim.kill(signal);
-    expect(await exited).toBe(0);
-    await expect.poll(() => answers(port), { timeout: 10_000, interval: 200 }).toBe(false);
   }, 40_000);
 
   it("exits with the CLI's exit code", async () => {
