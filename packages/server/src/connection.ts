@@ -159,7 +159,7 @@ export class Connection {
     const variant = await this.#view(restricted);
     const owner = this.id;
     // With `sessionProcesses: 'principal'`, this client's sessions share processes with its principal's other clients'.
-    const sessions = this.state.sessionProcesses === 'principal' ? { owner, processGroup: this.principal.id } : { owner };
+    const sessionOptions = this.state.sessionProcesses === 'principal' ? { owner, processGroup: this.principal.id } : { owner };
     const { space, release } = await shared.use(definition, variant);
     release();
     return {
@@ -182,8 +182,8 @@ export class Connection {
           current.release();
         }
       },
-      createSession: () => this.#session(definition, variant, (space) => space.createSession(sessions)),
-      restoreSession: (id) => this.#session(definition, variant, async (space) => (await space.restoreSession(id, sessions)).session),
+      createSession: () => this.#session(definition, variant, (space) => space.createSession(sessionOptions)),
+      restoreSession: (id) => this.#session(definition, variant, async (space) => (await space.restoreSession(id, sessionOptions)).session),
     };
   }
 

@@ -194,6 +194,10 @@ describe('one owner per session process', () => {
       expect(() => sandbox!.createSession({ owner: 'a', processGroup: processGroup as never })).toThrow(
         expect.objectContaining({ code: 'CONFIG_INVALID', data: { field: 'processGroup' } }),
       );
+      // A group does not excuse a bad owner.
+      expect(() => sandbox!.createSession({ owner: processGroup as never, processGroup: 'alice' })).toThrow(
+        expect.objectContaining({ code: 'CONFIG_INVALID', data: { field: 'owner' } }),
+      );
     }
   });
 

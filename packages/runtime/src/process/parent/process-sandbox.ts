@@ -124,10 +124,12 @@ export class ProcessSandbox implements AgentSandbox {
    */
   createSession(options?: SessionOptions): ProcessSession {
     if (this.#closed) throw new AgentSpacesError('SPACE_CLOSED', 'The sandbox is closed');
-    const owner = options?.processGroup === undefined ? ownerOf(options?.owner) : ownerOf(options.processGroup, 'processGroup');
+    const owner = ownerOf(options?.owner);
     if ('error' in owner) throw new AgentSpacesError('CONFIG_INVALID', owner.error.message, owner.error.data);
+    const group = ownerOf(options?.processGroup, 'processGroup');
+    if ('error' in group) throw new AgentSpacesError('CONFIG_INVALID', group.error.message, group.error.data);
     // A group packs apart from every owner, even one of the same name.
-    const packedBy = options?.processGroup === undefined ? owner.owner : `${GROUP_KEY}${options.processGroup}`;
+    const packedBy = group.owner === undefined ? owner.owner : `${GROUP_KEY}${group.owner}`;
     const session = new ProcessSession(this.#limits, () => this.#modules, packedBy, this.#sessionChildren, (s) => this.#sessions.delete(s));
     this.#sessions.add(session);
     return session;
